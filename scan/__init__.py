@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: Apache-2.0
+"""CUB block scans and tile I/O for numba-cuda kernels, with typed prefix callbacks.
+
+Use :mod:`scan.block` inside ``@cuda.jit`` kernels::
+
+    from scan import block
+
+    block.load(src[row], base, items)
+    block.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state)
+    block.store(dst[row], base, items)
+
+Importing this package registers the typing and lowering of those calls with
+numba-cuda (or, under ``NUMBA_ENABLE_CUDASIM=1``, routes them to the
+simulator). C++ is generated, compiled with NVRTC and cached on first use.
+"""
+
+from __future__ import annotations
+
+from . import _sim_switch, block
+from ._errors import CompileError, PlanError, ScanError, ScanTypeError
+
+if not _sim_switch.ACTIVE:
+    from . import _registry  # noqa: F401  (registers typing and lowering)
+
+__all__ = ["CompileError", "PlanError", "ScanError", "ScanTypeError", "block"]
+
+__version__ = "0.1.0"

@@ -1,0 +1,281 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Plans to C++: deterministic translation units instantiating CUB.
+
+Each unit is rendered from a template file shipped in ``_templates/`` and
+exports one ``extern "C" __device__`` entry point whose operands all travel by
+pointer, plus two constants holding ``sizeof``/``alignof`` of the primitive's
+``TempStorage`` (read back from compiled code by :mod:`scan._compile`). The
+text depends only on the plan and the callbacks' symbols, so equal plans give
+byte-identical sources (tests pin them).
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from importlib import resources
+
+import attrs
+import numpy as np
+
+import statefn
+
+from ._plan import ScanPlan, TileIOPlan
+
+__all__ = [
+    "GENERATOR_VERSION",
+    "CallbackDecl",
+    "c_type",
+    "provider_symbol",
+    "render_scan",
+    "render_tile_io",
+]
+
+#: Bumped whenever the generated text changes; part of every cache key.
+GENERATOR_VERSION = "1"
+
+_C_TYPES = {
+    "int8": "signed char",
+    "int16": "short",
+    "int32": "int",
+    "int64": "long long",
+    "uint8": "unsigned char",
+    "uint16": "unsigned short",
+    "uint32": "unsigned int",
+    "uint64": "unsigned long long",
+    "float32": "float",
+    "float64": "double",
+}
+
+_SCAN_ALGORITHMS = {
+    "raking": "BLOCK_SCAN_RAKING",
+    "raking_memoize": "BLOCK_SCAN_RAKING_MEMOIZE",
+    "warp_scans": "BLOCK_SCAN_WARP_SCANS",
+}
+_LOAD_ALGORITHMS = {
+    "direct": "BLOCK_LOAD_DIRECT",
+    "striped": "BLOCK_LOAD_STRIPED",
+    "vectorize": "BLOCK_LOAD_VECTORIZE",
+    "transpose": "BLOCK_LOAD_TRANSPOSE",
+    "warp_transpose": "BLOCK_LOAD_WARP_TRANSPOSE",
+    "warp_transpose_timesliced": "BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED",
+}
+# Algorithms whose TempStorage is empty: no barrier is needed after them.
+_NO_SHARED_MEMORY = ("direct", "striped", "vectorize")
+_STORE_ALGORITHMS = {k: v.replace("LOAD", "STORE") for k, v in _LOAD_ALGORITHMS.items()}
+
+_BUILTIN_BODIES = {
+    "+": "return a + b;",
+    "*": "return a * b;",
+    "min": "return b < a ? b : a;",
+    "max": "return a < b ? b : a;",
+    "&": "return a & b;",
+    "|": "return a | b;",
+    "^": "return a ^ b;",
+}
+
+
+@attrs.frozen
+class CallbackDecl:
+    """What generated code needs to know about one lowered callback.
+
+    Attributes
+    ----------
+    symbol : str
+        The callback's ``extern "C"`` symbol.
+    c_decl : str
+        Its C++ declaration, emitted verbatim.
+    """
+
+    symbol: str
+    c_decl: str
+
+
+def c_type(dtype: np.dtype) -> str:
+    """The C++ spelling of a value dtype."""
+    return _C_TYPES[np.dtype(dtype).name]
+
+
+def provider_symbol(kind: str, key: str) -> str:
+    """The entry-point symbol for a plan key (unique per plan)."""
+    return f"statefn_scan_{kind}_{key[:24]}"
+
+
+def _template(name: str) -> string.Template:
+    text = resources.files("scan").joinpath("_templates", name).read_text(encoding="utf-8")
+    return string.Template(text)
+
+
+def _summary(plan: ScanPlan | TileIOPlan) -> str:
+    parts = []
+    for f in attrs.fields(type(plan)):
+        if not f.init or f.name == "function":
+            continue
+        value = getattr(plan, f.name)
+        if isinstance(value, np.dtype):
+            value = value.name
+        elif isinstance(value, statefn.ScanOperator):
+            value = value.builtin if value.is_builtin else f"user:{value.key[:12]}"
+        elif isinstance(value, statefn.StatefulFunction | statefn.StatelessFunction):
+            value = f"{type(value).__name__}:{value.key[:12]}"
+        parts.append(f"{f.name}={value}")
+    return " ".join(parts)
+
+
+def _temp_decl(mode: str) -> str:
+    if mode == "implicit":
+        return (
+            "  __shared__ temp_storage_t library_temp_storage;\n"
+            "  temp_storage_t& temp_storage = library_temp_storage;"
+        )
+    return "  temp_storage_t& temp_storage = *static_cast<temp_storage_t*>(temp);"
+
+
+def _scan_functors(plan: ScanPlan, scan_cb: CallbackDecl | None, prefix_cb: CallbackDecl | None) -> str:
+    out: list[str] = []
+    op = plan.scan_op
+    if op.is_builtin:
+        body = _BUILTIN_BODIES[str(op.builtin)]
+    else:
+        assert scan_cb is not None
+        body = f"value_t r; {scan_cb.symbol}(&r, &a, &b); return r;"
+    out.append(
+        "struct scan_op_t {\n"
+        "  __device__ __forceinline__ value_t operator()(const value_t& a, const value_t& b) const\n"
+        f"  {{ {body} }}\n"
+        "};"
+    )
+    if prefix_cb is not None:
+        if plan.stateful:
+            out.append(
+                "// CUB calls this from the first warp's lanes; only thread 0's return\n"
+                "// seeds the scan. Each calling lane updates its own state copy.\n"
+                "struct prefix_op_t {\n"
+                "  void* state;\n"
+                "  __device__ __forceinline__ value_t operator()(value_t block_aggregate)\n"
+                f"  {{ value_t r; {prefix_cb.symbol}(&r, state, &block_aggregate); return r; }}\n"
+                "};"
+            )
+        else:
+            out.append(
+                "struct prefix_op_t {\n"
+                "  void* state;\n"
+                "  __device__ __forceinline__ value_t operator()(value_t block_aggregate)\n"
+                f"  {{ value_t r; {prefix_cb.symbol}(&r, &block_aggregate); return r; }}\n"
+                "};"
+            )
+    return "\n".join(out)
+
+
+def _scan_call(plan: ScanPlan) -> str:
+    sum_path = plan.scan_op.is_sum and not plan.has_initial_value
+    method = ("Inclusive" if plan.mode == "inclusive" else "Exclusive") + (
+        "Sum" if sum_path else "Scan"
+    )
+    args = ["input", "output"]
+    if plan.has_initial_value:
+        args.append("*static_cast<const value_t*>(initial_value)")
+    if not sum_path:
+        args.append("scan_op_t{}")
+    if plan.prefix_op is not None:
+        args.append("prefix_op")
+    if plan.has_block_aggregate:
+        args.append("*static_cast<value_t*>(block_aggregate)")
+    lines = []
+    if plan.prefix_op is not None:
+        lines.append("  prefix_op_t prefix_op{state};")
+    lines.append(f"  block_scan_t(temp_storage).{method}({', '.join(args)});")
+    if plan.auto_sync:
+        lines.append("  __syncthreads(); // temp storage may be reused after this barrier")
+    return "\n".join(lines)
+
+
+def render_scan(
+    plan: ScanPlan,
+    *,
+    scan_callback: CallbackDecl | None = None,
+    prefix_callback: CallbackDecl | None = None,
+) -> str:
+    """C++ source of a block scan's provider.
+
+    Parameters
+    ----------
+    plan : ScanPlan
+    scan_callback : CallbackDecl, optional
+        The lowered user scan operator (when ``plan.scan_op`` is not built in).
+    prefix_callback : CallbackDecl, optional
+        The lowered prefix callback (when ``plan.prefix_op`` is set).
+    """
+    decls: Sequence[CallbackDecl] = [c for c in (scan_callback, prefix_callback) if c is not None]
+    return _template("scan.cuh.in").substitute(
+        generator_version=GENERATOR_VERSION,
+        plan_key=plan.key,
+        summary=_summary(plan),
+        callback_decls="".join(c.c_decl.rstrip() + "\n" for c in decls),
+        value_t=c_type(plan.value_dtype),
+        block_x=plan.block[0],
+        block_y=plan.block[1],
+        block_z=plan.block[2],
+        algorithm=_SCAN_ALGORITHMS[plan.algorithm],
+        functors=_scan_functors(plan, scan_callback, prefix_callback),
+        symbol=provider_symbol("scan", plan.key),
+        items_per_thread=plan.items_per_thread,
+        temp_decl=_temp_decl(plan.temp_storage),
+        body=_scan_call(plan),
+    )
+
+
+def render_tile_io(plan: TileIOPlan) -> str:
+    """C++ source of a tile load or store provider."""
+    load = plan.direction == "load"
+    algos = _LOAD_ALGORITHMS if load else _STORE_ALGORITHMS
+    method = "Load" if load else "Store"
+    extra_types = ""
+    full = f"    block_io_t(temp_storage).{method}(p, thread_items);"
+    if plan.algorithm == "vectorize":
+        # Vector accesses need 16-byte alignment; fall back to direct accesses
+        # otherwise, whatever the CUB version does on its own.
+        direct = "BLOCK_LOAD_DIRECT" if load else "BLOCK_STORE_DIRECT"
+        cub_class = "BlockLoad" if load else "BlockStore"
+        extra_types = (
+            f"using block_direct_t = cub::{cub_class}<value_t, {plan.block[0]}, "
+            f"{plan.items_per_thread}, cub::{direct}, {plan.block[1]}, {plan.block[2]}>;"
+        )
+        full = (
+            "    if (reinterpret_cast<unsigned long long>(p) % 16 == 0) {\n"
+            f"      block_io_t(temp_storage).{method}(p, thread_items);\n"
+            "    } else {\n"
+            f"      block_direct_t().{method}(p, thread_items);\n"
+            "    }"
+        )
+    if load and plan.has_oob_default:
+        partial = (
+            f"    block_io_t(temp_storage).Load(p, thread_items, valid_items, "
+            "*static_cast<const value_t*>(oob_default));"
+        )
+    else:
+        partial = f"    block_io_t(temp_storage).{method}(p, thread_items, valid_items);"
+    const = "const " if load else ""
+    return _template("tile_io.cuh.in").substitute(
+        generator_version=GENERATOR_VERSION,
+        plan_key=plan.key,
+        summary=_summary(plan),
+        header="block_load.cuh" if load else "block_store.cuh",
+        cub_class="BlockLoad" if load else "BlockStore",
+        value_t=c_type(plan.value_dtype),
+        block_x=plan.block[0],
+        block_y=plan.block[1],
+        block_z=plan.block[2],
+        items_per_thread=plan.items_per_thread,
+        algorithm=algos[plan.algorithm],
+        extra_types=extra_types,
+        symbol=provider_symbol(plan.direction, plan.key),
+        tile_items=plan.tile_items,
+        temp_decl=_temp_decl(plan.temp_storage),
+        pointer_decl=f"{const}value_t* p = static_cast<{const}value_t*>(ptr);",
+        full_tile=full,
+        partial_tile=partial,
+        sync="  __syncthreads(); // temp storage may be reused after this barrier"
+        if plan.auto_sync and plan.algorithm not in _NO_SHARED_MEMORY
+        else "",
+    )

@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Generated C++ to LTO-IR with NVRTC (through cuda.core), behind the cache.
+
+Two products come out of here: a provider's LTO-IR, and the size/alignment of
+its ``TempStorage``. The latter is read from the compiled code itself (the
+provider exports them as constants; nvJitLink turns the LTO-IR into PTX where
+they can be read), never from a table, because they vary with the CCCL version
+and the target architecture.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import attrs
+
+from ._cache import Artifact, compile_key, get_or_build
+from ._codegen import GENERATOR_VERSION
+from ._errors import CompileError
+from ._toolchain import cccl_include_dirs
+
+__all__ = ["Provider", "TempStorageLayout", "compile_provider", "nvrtc_options"]
+
+#: Set to a folder to keep every generated unit, its options and NVRTC log there.
+DUMP_ENV = "STATEFN_SCAN_DUMP_DIR"
+
+_lock = threading.Lock()
+
+
+@attrs.frozen
+class TempStorageLayout:
+    """Size and alignment of a primitive's ``TempStorage``, in bytes."""
+
+    size: int
+    alignment: int
+
+
+@attrs.frozen
+class Provider:
+    """A compiled provider: its symbol, LTO-IR and temp-storage layout."""
+
+    symbol: str
+    ltoir: bytes
+    layout: TempStorageLayout
+
+
+def nvrtc_options(cc: tuple[int, int]) -> list[str]:
+    """The exact NVRTC flags used for every provider (part of the cache key)."""
+    flags = [
+        f"-arch=sm_{cc[0]}{cc[1]}",
+        "-std=c++17",
+        "-rdc=true",
+        "-dlto",
+        "-DCCCL_DISABLE_BF16_SUPPORT",
+        "-DCCCL_DISABLE_FP16_SUPPORT",
+    ]
+    flags += [f"-I{d}" for d in cccl_include_dirs()]
+    return flags
+
+
+def _dump(name: str, source: str, options: Sequence[str], log: str) -> str | None:
+    folder = os.environ.get(DUMP_ENV)
+    try:
+        if folder:
+            path = Path(folder)
+            path.mkdir(parents=True, exist_ok=True)
+        else:
+            path = Path(tempfile.mkdtemp(prefix="statefn-scan-"))
+        cu = path / f"{name}.cu"
+        cu.write_text(source, encoding="utf-8")
+        (path / f"{name}.log").write_text(
+            "options: " + " ".join(options) + "\n\n" + log, encoding="utf-8"
+        )
+        return str(cu)
+    except OSError:
+        return None
+
+
+def _nvrtc(name: str, source: str, cc: tuple[int, int]) -> bytes:
+    from cuda.core import Program, ProgramOptions
+
+    include = list(cccl_include_dirs())
+    options = ProgramOptions(
+        name=name,
+        arch=f"sm_{cc[0]}{cc[1]}",
+        std="c++17",
+        relocatable_device_code=True,
+        link_time_optimization=True,
+        include_path=include,
+        define_macro=["CCCL_DISABLE_BF16_SUPPORT", "CCCL_DISABLE_FP16_SUPPORT"],
+    )
+    flags = nvrtc_options(cc)
+    try:
+        program = Program(source, "c++", options=options)
+        obj = program.compile("ltoir")
+    except Exception as exc:
+        log = str(exc)
+        path = _dump(name, source, flags, log)
+        raise CompileError(
+            f"NVRTC could not compile the generated unit {name} for sm_{cc[0]}{cc[1]} "
+            f"(source written to {path}); this is a bug in scan or a CCCL version it does "
+            f"not support: please report it with the source and this log:\n{log}",
+            log=log,
+            source_path=path,
+        ) from exc
+    if os.environ.get(DUMP_ENV):
+        _dump(name, source, flags, "compiled")
+    return bytes(obj.code)
+
+
+_CONST = re.compile(r"\.u32\s+(\w+)_temp_(bytes|align)\s*=\s*(\d+)\s*;")
+
+
+def _read_layout(symbol: str, ltoir: bytes, callbacks: Sequence[bytes], cc: tuple[int, int]) -> TempStorageLayout:
+    from cuda.core import Linker, LinkerOptions, ObjectCode
+
+    objs = [ObjectCode.from_ltoir(ltoir)] + [ObjectCode.from_ltoir(c) for c in callbacks]
+    opts = LinkerOptions(arch=f"sm_{cc[0]}{cc[1]}", link_time_optimization=True, ptx=True)
+    try:
+        ptx = Linker(*objs, options=opts).link("ptx").code
+    except Exception as exc:
+        raise CompileError(
+            f"nvJitLink could not link provider {symbol} to read its temp-storage layout:\n{exc}",
+            log=str(exc),
+        ) from exc
+    text = ptx.decode() if isinstance(ptx, bytes | bytearray) else str(ptx)
+    found = {kind: int(value) for name, kind, value in _CONST.findall(text) if name == symbol}
+    if set(found) != {"bytes", "align"}:
+        raise CompileError(
+            f"the compiled provider {symbol} does not export its temp-storage layout "
+            "constants; this is a bug in scan"
+        )
+    return TempStorageLayout(size=found["bytes"], alignment=found["align"])
+
+
+def compile_provider(
+    symbol: str,
+    source: str,
+    *,
+    cc: tuple[int, int],
+    callbacks: Sequence[bytes] = (),
+) -> Provider:
+    """Compile (or fetch from the cache) one provider unit.
+
+    Parameters
+    ----------
+    symbol : str
+        The entry point the unit exports.
+    source : str
+        The unit's text (from :mod:`scan._codegen`).
+    cc : tuple of int
+        Target compute capability.
+    callbacks : sequence of bytes
+        LTO-IR of the callbacks the unit calls; only needed to read the
+        temp-storage layout (they are linked into kernels separately).
+    """
+    key = compile_key(
+        "provider",
+        {
+            "symbol": symbol,
+            "source": source,
+            "generator": GENERATOR_VERSION,
+            "options": " ".join(nvrtc_options(cc)),
+        },
+        cc,
+    )
+
+    def build() -> Artifact:
+        ltoir = _nvrtc(symbol, source, cc)
+        layout = _read_layout(symbol, ltoir, callbacks, cc)
+        return Artifact(
+            payload=ltoir,
+            meta={"temp_bytes": layout.size, "temp_align": layout.alignment, "symbol": symbol},
+        )
+
+    with _lock:
+        art = get_or_build("provider", key, build)
+    size, align = art.meta["temp_bytes"], art.meta["temp_align"]
+    assert isinstance(size, int) and isinstance(align, int)
+    return Provider(symbol=symbol, ltoir=art.payload, layout=TempStorageLayout(size, align))

@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Exceptions raised by :mod:`scan`.
+
+Each subclasses the nearest builtin so callers can catch either. Messages say
+what was wrong, what was expected, what was got, and what to do.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CompileError", "PlanError", "ScanError", "ScanTypeError"]
+
+
+class ScanError(Exception):
+    """Base class of every error raised by :mod:`scan`."""
+
+
+class PlanError(ScanError, ValueError):
+    """A scan, load or store call whose options cannot be honoured.
+
+    Raised while the kernel is typed, before any C++ is generated.
+    """
+
+
+class ScanTypeError(ScanError, TypeError):
+    """An operand of the wrong type or dtype was passed to a block primitive."""
+
+
+class CompileError(ScanError, RuntimeError):
+    """NVRTC or nvJitLink rejected generated code.
+
+    Attributes
+    ----------
+    log : str
+        The compiler's log.
+    source_path : str or None
+        Where the translation unit was written, when it could be written.
+    """
+
+    def __init__(self, message: str, *, log: str = "", source_path: str | None = None) -> None:
+        super().__init__(message)
+        self.log = log
+        self.source_path = source_path

@@ -1,0 +1,608 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Plans: the immutable specialisation of one block-primitive call.
+
+A plan is built from plain facts about a call (dtypes, static lengths, literal
+options, the block shape) and holds everything the generated C++ depends on.
+Every rejection the library makes lives here, so the compiled path and the
+simulator refuse exactly the same calls with exactly the same words. This
+module imports neither numba nor any CUDA package.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Literal, TypeAlias
+
+import attrs
+import numpy as np
+
+import statefn
+
+from ._errors import PlanError, ScanTypeError
+
+__all__ = [
+    "LOAD_ALGORITHMS",
+    "SCAN_ALGORITHMS",
+    "STORE_ALGORITHMS",
+    "VALUE_DTYPES",
+    "ArrayFact",
+    "PrefixOp",
+    "ScalarFact",
+    "ScanPlan",
+    "TileIOPlan",
+    "plan_scan",
+    "plan_tile_io",
+    "resolve_block",
+]
+
+_PLAN_SCHEMA_VERSION = 1
+
+#: Value dtypes the scans and tile I/O accept.
+VALUE_DTYPES: tuple[np.dtype, ...] = tuple(
+    np.dtype(t)
+    for t in (
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float32",
+        "float64",
+    )
+)
+SCAN_ALGORITHMS = ("raking", "raking_memoize", "warp_scans")
+LOAD_ALGORITHMS = (
+    "direct",
+    "striped",
+    "vectorize",
+    "transpose",
+    "warp_transpose",
+    "warp_transpose_timesliced",
+)
+STORE_ALGORITHMS = LOAD_ALGORITHMS
+_WARP_ALGORITHMS = ("warp_scans", "warp_transpose", "warp_transpose_timesliced")
+_MODES = ("inclusive", "exclusive")
+_BITWISE = ("&", "|", "^")
+
+#: Temp storage of a call: library-owned static shared memory, or a caller array.
+TempMode: TypeAlias = Literal["implicit", "caller"]
+Mode: TypeAlias = Literal["inclusive", "exclusive"]
+PrefixOp: TypeAlias = "statefn.StatefulFunction[object, object] | statefn.StatelessFunction[object]"
+Block: TypeAlias = tuple[int, int, int]
+
+
+@attrs.frozen
+class ScalarFact:
+    """A scalar operand: its dtype."""
+
+    dtype: np.dtype = attrs.field(converter=np.dtype)
+
+
+@attrs.frozen
+class ArrayFact:
+    """An array operand as the typer sees it.
+
+    Attributes
+    ----------
+    dtype : numpy.dtype
+        Element type.
+    ndim : int
+        Number of dimensions.
+    length : int or None
+        The static length when the array is a ``cuda.local.array`` (or
+        ``cuda.shared.array``) of literal shape, else None.
+    contiguous : bool
+        Whether the layout is C-contiguous.
+    """
+
+    dtype: np.dtype = attrs.field(converter=np.dtype)
+    ndim: int = 1
+    length: int | None = None
+    contiguous: bool = True
+
+
+Operand: TypeAlias = ScalarFact | ArrayFact
+
+
+def _canonical(value: object) -> object:
+    if isinstance(value, np.dtype):
+        return value.str
+    if isinstance(value, statefn.StatefulFunction | statefn.StatelessFunction):
+        return {"descriptor": type(value).__name__, "key": value.key}
+    if isinstance(value, statefn.ScanOperator):
+        return {"scan_op": value.key}
+    if isinstance(value, tuple):
+        return [_canonical(v) for v in value]
+    return value
+
+
+def _digest(kind: str, fields: Mapping[str, object]) -> str:
+    doc = {
+        "schema": _PLAN_SCHEMA_VERSION,
+        "kind": kind,
+        "fields": {k: _canonical(v) for k, v in sorted(fields.items())},
+    }
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@attrs.frozen
+class ScanPlan:
+    """Everything a block scan's generated code depends on.
+
+    Attributes
+    ----------
+    function : str
+        The public entry point that was called (for messages).
+    value_dtype : numpy.dtype
+        The scanned type.
+    block : tuple of int
+        Block dimensions (x, y, z); linear thread rank is row-major.
+    items_per_thread : int
+        Items each thread contributes (1 for scalars).
+    scalar : bool
+        True when values are a scalar and the result is returned.
+    mode : {"inclusive", "exclusive"}
+    scan_op : statefn.ScanOperator
+    has_initial_value : bool
+    prefix_op : statefn.StatefulFunction or statefn.StatelessFunction or None
+    has_block_aggregate : bool
+        Whether the block aggregate is written to a caller array.
+    algorithm : {"raking", "raking_memoize", "warp_scans"}
+    temp_storage : {"implicit", "caller"}
+    auto_sync : bool
+        Whether a block barrier follows the call.
+    """
+
+    function: str
+    value_dtype: np.dtype
+    block: Block
+    items_per_thread: int
+    scalar: bool
+    mode: Mode
+    scan_op: statefn.ScanOperator
+    has_initial_value: bool
+    prefix_op: PrefixOp | None
+    has_block_aggregate: bool
+    algorithm: str
+    temp_storage: TempMode
+    auto_sync: bool
+    key: str = attrs.field(init=False, eq=False, repr=False)
+
+    @key.default
+    def _key(self) -> str:
+        fields = {f.name: getattr(self, f.name) for f in attrs.fields(ScanPlan) if f.init}
+        fields.pop("function")
+        return _digest("scan", fields)
+
+    @property
+    def threads(self) -> int:
+        """Threads per block."""
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def stateful(self) -> bool:
+        """Whether the prefix callback carries state."""
+        return isinstance(self.prefix_op, statefn.StatefulFunction)
+
+    @property
+    def state_dtype(self) -> np.dtype | None:
+        """The prefix state's dtype, for stateful callbacks."""
+        if isinstance(self.prefix_op, statefn.StatefulFunction):
+            return self.prefix_op.state_dtype
+        return None
+
+
+@attrs.frozen
+class TileIOPlan:
+    """Everything a tile load or store's generated code depends on.
+
+    Attributes
+    ----------
+    direction : {"load", "store"}
+    value_dtype : numpy.dtype
+    block : tuple of int
+    items_per_thread : int
+    algorithm : str
+        One of :data:`LOAD_ALGORITHMS`.
+    has_oob_default : bool
+        Loads only: out-of-range items receive a default value.
+    temp_storage : {"implicit", "caller"}
+    auto_sync : bool
+    """
+
+    direction: Literal["load", "store"]
+    value_dtype: np.dtype
+    block: Block
+    items_per_thread: int
+    algorithm: str
+    has_oob_default: bool
+    temp_storage: TempMode
+    auto_sync: bool
+    key: str = attrs.field(init=False, eq=False, repr=False)
+
+    @key.default
+    def _key(self) -> str:
+        fields = {f.name: getattr(self, f.name) for f in attrs.fields(TileIOPlan) if f.init}
+        return _digest("tile_io", fields)
+
+    @property
+    def threads(self) -> int:
+        """Threads per block."""
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def tile_items(self) -> int:
+        """Items one call moves for the whole block."""
+        return self.threads * self.items_per_thread
+
+
+# ---------------------------------------------------------------------------
+# shared checks
+
+
+def _normalize_threads(function: str, threads: object) -> Block:
+    dims: tuple[object, ...]
+    if isinstance(threads, int | np.integer) and not isinstance(threads, bool):
+        dims = (int(threads),)
+    elif isinstance(threads, tuple) and 1 <= len(threads) <= 3:
+        dims = threads
+    else:
+        raise PlanError(
+            f"{function}: threads= must be a literal int or a 2- or 3-tuple of literal ints "
+            f"(got {threads!r}); write e.g. threads=128 or threads=(8, 16)"
+        )
+    out: list[int] = []
+    for d in dims:
+        if not isinstance(d, int | np.integer) or isinstance(d, bool) or int(d) < 1:
+            raise PlanError(
+                f"{function}: every block dimension must be a positive literal int "
+                f"(got threads={threads!r})"
+            )
+        out.append(int(d))
+    while len(out) < 3:
+        out.append(1)
+    return (out[0], out[1], out[2])
+
+
+def resolve_block(function: str, threads: object, launch_block: Block | None) -> Block:
+    """The block shape of a call, from ``threads=`` and/or the launch.
+
+    Raises
+    ------
+    PlanError
+        With neither, or when both are known and differ.
+    """
+    explicit = None if threads is None else _normalize_threads(function, threads)
+    launch = None if launch_block is None else _normalize_threads(function, tuple(launch_block))
+    if explicit is not None and launch is not None and explicit != launch:
+        raise PlanError(
+            f"{function}: the kernel was launched with block shape {launch} but the call "
+            f"says threads={explicit}; make them agree (or drop threads= to use the launch's)"
+        )
+    block = explicit or launch
+    if block is None:
+        raise PlanError(
+            f"{function}: the block shape is unknown; launch the kernel with a block shape "
+            "(kernel[grid, block](...)) or pass a literal threads= (int or 2/3-tuple)"
+        )
+    if block[0] * block[1] * block[2] > 1024:
+        raise PlanError(
+            f"{function}: a block of {block} has {block[0] * block[1] * block[2]} threads; "
+            "CUDA allows at most 1024"
+        )
+    return block
+
+
+def _check_value_dtype(function: str, what: str, dtype: np.dtype) -> None:
+    if dtype not in VALUE_DTYPES:
+        allowed = ", ".join(d.name for d in VALUE_DTYPES)
+        raise ScanTypeError(
+            f"{function}: {what} has dtype {dtype}, which block scans do not support; "
+            f"use one of {allowed}"
+        )
+
+
+def _items_per_thread(function: str, values: Operand, items_per_thread: int | None) -> int:
+    if isinstance(values, ScalarFact):
+        if items_per_thread not in (None, 1):
+            raise PlanError(
+                f"{function}: items_per_thread={items_per_thread} was given for a scalar value; "
+                "pass a local array of that length instead"
+            )
+        return 1
+    if values.ndim != 1:
+        raise ScanTypeError(
+            f"{function}: values must be a scalar or a 1-D local array (got a {values.ndim}-D "
+            "array)"
+        )
+    if values.length is not None and items_per_thread is not None:
+        if values.length != items_per_thread:
+            raise PlanError(
+                f"{function}: items_per_thread={items_per_thread} but the values array has "
+                f"length {values.length}; drop items_per_thread= or make them agree"
+            )
+    n = values.length if values.length is not None else items_per_thread
+    if n is None:
+        raise PlanError(
+            f"{function}: cannot tell how many items each thread holds: values is not a "
+            "cuda.local.array of literal length in this kernel; pass items_per_thread=<literal>"
+        )
+    if n < 1:
+        raise PlanError(f"{function}: items per thread must be at least 1 (got {n})")
+    return n
+
+
+def _temp_mode(function: str, temp_storage: ArrayFact | None) -> TempMode:
+    if temp_storage is None:
+        return "implicit"
+    if temp_storage.dtype != np.dtype(np.uint8) or temp_storage.ndim != 1:
+        raise ScanTypeError(
+            f"{function}: temp_storage must be a 1-D uint8 shared array (got {temp_storage.ndim}-D "
+            f"{temp_storage.dtype}); allocate it with cuda.shared.array(size, np.uint8, "
+            "alignment=...) using scan.block.temp_storage_bytes(...)"
+        )
+    return "caller"
+
+
+def _check_warp(function: str, algorithm: str, block: Block) -> None:
+    threads = block[0] * block[1] * block[2]
+    if algorithm in _WARP_ALGORITHMS and threads % 32 != 0:
+        raise PlanError(
+            f"{function}: algorithm={algorithm!r} needs a block size that is a multiple of 32 "
+            f"(got {threads} threads from block {block}); CUB would silently fall back to another "
+            "algorithm, so choose one explicitly (e.g. 'raking' or 'transpose')"
+        )
+
+
+# ---------------------------------------------------------------------------
+# scans
+
+
+_OLD_KEYWORDS = {
+    "block_prefix_callback_op": "prefix_op= (and prefix_state= for stateful callbacks)",
+}
+
+
+def check_unknown_keywords(function: str, keywords: Mapping[str, object], allowed: set[str]) -> None:
+    """Refuse unknown or retired keyword arguments with a pointer to the right one."""
+    for name in keywords:
+        if name in _OLD_KEYWORDS:
+            raise PlanError(
+                f"{function}: the keyword {name}= is not supported; use {_OLD_KEYWORDS[name]}"
+            )
+        if name not in allowed:
+            raise PlanError(
+                f"{function}: unexpected keyword argument {name}=; accepted keywords are "
+                f"{', '.join(sorted(allowed))}"
+            )
+
+
+def plan_scan(
+    *,
+    function: str,
+    values: Operand,
+    out: Operand | None,
+    mode: str,
+    scan_op: object,
+    initial_value: ScalarFact | None,
+    prefix_op: object,
+    prefix_state: ArrayFact | None,
+    block_aggregate: ArrayFact | None,
+    algorithm: str,
+    temp_storage: ArrayFact | None,
+    block: Block,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> ScanPlan:
+    """Check one scan call and build its plan.
+
+    Parameters are plain facts about the call; see :class:`ScanPlan`.
+
+    Raises
+    ------
+    PlanError, ScanTypeError, statefn.StatefnError
+        For every call the library refuses, before any code is generated.
+    """
+    f = function
+    if mode not in _MODES:
+        raise PlanError(f"{f}: mode must be 'inclusive' or 'exclusive' (got {mode!r})")
+    if algorithm not in SCAN_ALGORITHMS:
+        raise PlanError(
+            f"{f}: algorithm must be one of {', '.join(map(repr, SCAN_ALGORITHMS))} "
+            f"(got {algorithm!r})"
+        )
+    value_dtype = values.dtype
+    _check_value_dtype(f, "values", value_dtype)
+    ipt = _items_per_thread(f, values, items_per_thread)
+    scalar = isinstance(values, ScalarFact)
+
+    if scalar and out is not None:
+        raise PlanError(
+            f"{f}: out= was given with a scalar value; a scalar scan returns its result "
+            "(x = block.inclusive_sum(x)), only array payloads write out="
+        )
+    if out is not None:
+        if not isinstance(out, ArrayFact) or out.ndim != 1:
+            raise ScanTypeError(f"{f}: out must be a 1-D local array like values")
+        if out.dtype != value_dtype:
+            raise ScanTypeError(
+                f"{f}: out has dtype {out.dtype} but values have {value_dtype}; "
+                "use arrays of the same dtype"
+            )
+        if out.length is not None and out.length != ipt:
+            raise PlanError(
+                f"{f}: out has length {out.length} but values hold {ipt} items per thread; "
+                "use arrays of the same length"
+            )
+
+    op = statefn.normalize(scan_op, role="scan_op")
+    if op.is_builtin and op.builtin in _BITWISE and value_dtype.kind == "f":
+        raise ScanTypeError(
+            f"{f}: scan_op={op.builtin!r} is a bitwise operator but values are {value_dtype}; "
+            "use an integer dtype or another operator"
+        )
+
+    prefix: PrefixOp | None = None
+    if prefix_op is not None:
+        prefix = statefn.normalize(prefix_op, role="prefix")
+    if prefix is not None and initial_value is not None:
+        raise PlanError(
+            f"{f}: prefix_op= and initial_value= cannot be combined: the prefix callback's "
+            "return value seeds the scan (CUB has no overload taking both); drop initial_value= "
+            "or fold it into the callback's initial state"
+        )
+    if prefix is not None and block_aggregate is not None:
+        raise PlanError(
+            f"{f}: prefix_op= and block_aggregate= cannot be combined: CUB passes the block "
+            "aggregate to the callback instead; read it there (block_aggregate argument)"
+        )
+    if isinstance(prefix, statefn.StatefulFunction):
+        if prefix_state is None:
+            raise PlanError(
+                f"{f}: prefix_op={prefix.name or prefix.op.__name__!s} is stateful but "
+                "prefix_state= is missing; pass a cuda.local.array(1, "
+                f"np.{prefix.state_dtype.name}) initialised equally in every thread"
+            )
+        _check_state(f, prefix, prefix_state)
+    elif prefix_state is not None:
+        what = "no prefix_op=" if prefix is None else "a stateless prefix_op="
+        raise PlanError(
+            f"{f}: prefix_state= was given with {what}; prefix_state is only for stateful "
+            "callbacks declared with @statefn.stateful(dtype)"
+        )
+
+    if initial_value is not None:
+        _check_value_dtype(f, "initial_value", initial_value.dtype)
+    if (
+        mode == "exclusive"
+        and not op.is_sum
+        and initial_value is None
+        and prefix is None
+    ):
+        raise PlanError(
+            f"{f}: an exclusive scan with scan_op={op.builtin or op.name!r} needs "
+            "initial_value= or prefix_op=: thread 0's first output would be undefined "
+            "(only sums have an identity CUB can use)"
+        )
+    if block_aggregate is not None:
+        if block_aggregate.dtype != value_dtype or block_aggregate.ndim != 1:
+            raise ScanTypeError(
+                f"{f}: block_aggregate must be a 1-D array of the values' dtype {value_dtype} "
+                f"(got {block_aggregate.ndim}-D {block_aggregate.dtype})"
+            )
+    _check_warp(f, algorithm, block)
+    return ScanPlan(
+        function=f,
+        value_dtype=value_dtype,
+        block=block,
+        items_per_thread=ipt,
+        scalar=scalar,
+        mode=mode,  # type: ignore[arg-type]
+        scan_op=op,
+        has_initial_value=initial_value is not None,
+        prefix_op=prefix,
+        has_block_aggregate=block_aggregate is not None,
+        algorithm=algorithm,
+        temp_storage=_temp_mode(f, temp_storage),
+        auto_sync=auto_sync,
+    )
+
+
+def _check_state(f: str, prefix: statefn.StatefulFunction[object, object], state: ArrayFact) -> None:
+    want = prefix.state_dtype
+    if state.dtype.fields is not None or state.dtype.kind not in "iuf":
+        raise ScanTypeError(
+            f"{f}: prefix_state has dtype {state.dtype}, which is not a numeric dtype; "
+            f"the callback declares state dtype {want}: allocate "
+            f"cuda.local.array(1, np.{want.name})"
+        )
+    if state.dtype != want:
+        raise ScanTypeError(
+            f"{f}: prefix_state has dtype {state.dtype} but the callback declares state dtype "
+            f"{want}; allocate cuda.local.array(1, np.{want.name}) (dtypes must match exactly)"
+        )
+    if state.ndim != 1:
+        raise ScanTypeError(
+            f"{f}: prefix_state must be a 1-D array of length 1 (got {state.ndim}-D)"
+        )
+    if state.length is not None and state.length != 1:
+        raise PlanError(
+            f"{f}: prefix_state must hold exactly one item per thread (got length "
+            f"{state.length}); allocate cuda.local.array(1, np.{want.name})"
+        )
+
+
+# ---------------------------------------------------------------------------
+# tile I/O
+
+
+def default_io_algorithm(block: Block) -> str:
+    """The load/store algorithm used when none is named."""
+    threads = block[0] * block[1] * block[2]
+    return "warp_transpose" if threads % 32 == 0 else "transpose"
+
+
+def plan_tile_io(
+    *,
+    function: Literal["load", "store"],
+    array: ArrayFact,
+    items: Operand,
+    algorithm: str | None,
+    oob_default: ScalarFact | None,
+    temp_storage: ArrayFact | None,
+    block: Block,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> TileIOPlan:
+    """Check one ``load``/``store`` call and build its plan."""
+    f = function
+    name = "src" if function == "load" else "dst"
+    if not isinstance(items, ArrayFact):
+        raise ScanTypeError(
+            f"{f}: items must be a 1-D local array (got a scalar); allocate "
+            "cuda.local.array(items_per_thread, dtype)"
+        )
+    ipt = _items_per_thread(f, items, items_per_thread)
+    if array.ndim != 1:
+        raise ScanTypeError(
+            f"{f}: {name} must be a 1-D array (got {array.ndim}-D); index a row first, "
+            f"e.g. {name}[row]"
+        )
+    if not array.contiguous:
+        raise ScanTypeError(
+            f"{f}: {name} must be C-contiguous (got a strided view); pass a contiguous row"
+        )
+    _check_value_dtype(f, name, array.dtype)
+    if items.dtype != array.dtype:
+        raise ScanTypeError(
+            f"{f}: items have dtype {items.dtype} but {name} has {array.dtype}; "
+            "use the same dtype for both"
+        )
+    if algorithm is None:
+        algorithm = default_io_algorithm(block)
+    if algorithm not in LOAD_ALGORITHMS:
+        raise PlanError(
+            f"{f}: algorithm must be one of {', '.join(map(repr, LOAD_ALGORITHMS))} "
+            f"(got {algorithm!r})"
+        )
+    if oob_default is not None and function == "store":
+        raise PlanError(f"{f}: oob_default= only applies to load")
+    if oob_default is not None:
+        _check_value_dtype(f, "oob_default", oob_default.dtype)
+    _check_warp(f, algorithm, block)
+    return TileIOPlan(
+        direction=function,
+        value_dtype=array.dtype,
+        block=block,
+        items_per_thread=ipt,
+        algorithm=algorithm,
+        has_oob_default=oob_default is not None,
+        temp_storage=_temp_mode(f, temp_storage),
+        auto_sync=auto_sync,
+    )

@@ -1,0 +1,328 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Block-wide scans and tile I/O for use inside ``@cuda.jit`` kernels.
+
+Every function here is called from kernel code by all threads of a block, like
+a ``cuda.syncthreads()``: the block shape comes from the launch
+(``kernel[grid, block]``) or from a literal ``threads=``. Calling them from
+host code raises :class:`RuntimeError`, except under the CUDA simulator
+(``NUMBA_ENABLE_CUDASIM=1``), where they run with CUB's observable semantics.
+
+A scalar ``values`` returns the scanned scalar. A local array ``values`` (its
+length is the number of items per thread) writes ``out``, which may be
+``values`` itself.
+
+Prefix callbacks (``prefix_op=``) follow CUB's contract: the lanes of the
+block's first warp call the callback with the tile's aggregate (every thread,
+for blocks of 32 threads or fewer under the raking algorithms), each calling
+lane updates its own copy of ``prefix_state``, and only thread 0's return
+value seeds the scan. Initialise the state equally in every thread and read
+the authoritative state from thread 0.
+
+After each call the library inserts the block barrier CUB requires before its
+temp storage is reused (``auto_sync=True``); with ``auto_sync=False`` call
+``cuda.syncthreads()`` yourself before the next call that uses the same
+storage.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import DTypeLike
+
+from . import _sim_switch
+
+__all__ = [
+    "TempStorageLayout",
+    "exclusive_scan",
+    "exclusive_sum",
+    "inclusive_scan",
+    "inclusive_sum",
+    "load",
+    "scan",
+    "store",
+    "temp_storage",
+]
+
+
+class TempStorageLayout(NamedTuple):
+    """Size and alignment (bytes) of caller-owned temp storage.
+
+    Unpack it into module-level constants and allocate with
+    ``cuda.shared.array(size, np.uint8, alignment=alignment)``.
+    """
+
+    size: int
+    alignment: int
+
+
+def _kernel_only(name: str) -> RuntimeError:
+    return RuntimeError(
+        f"scan.block.{name}() runs inside @cuda.jit kernels only (all threads of a block "
+        "call it); to run kernels without a GPU set NUMBA_ENABLE_CUDASIM=1 before importing numba"
+    )
+
+
+def scan(
+    values: Any,
+    out: Any = None,
+    *,
+    mode: str,
+    scan_op: Any = "+",
+    initial_value: Any = None,
+    prefix_op: Any = None,
+    prefix_state: Any = None,
+    block_aggregate: Any = None,
+    algorithm: str = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> Any:
+    """Block-wide scan with any operator (``cub::BlockScan``).
+
+    Parameters
+    ----------
+    values : scalar or local array
+        This thread's item, or its items (the array length is the number of
+        items per thread, in blocked arrangement).
+    out : local array, optional
+        Where an array scan writes; defaults to ``values`` (in place).
+    mode : {"inclusive", "exclusive"}
+        Literal string.
+    scan_op : str, callable or statefn.ScanOperator
+        ``"+" "*" "min" "max" "&" "|" "^"``, their ``operator``/NumPy
+        spellings, or a binary ``@cuda.jit(device=True)`` function.
+    initial_value : scalar, optional
+        Seeds the scan; required for exclusive scans with a non-sum operator
+        unless ``prefix_op`` is given. Cannot be combined with ``prefix_op``.
+    prefix_op : statefn.StatefulFunction, statefn.StatelessFunction or device function, optional
+        Called with the block aggregate by the first warp; thread 0's return
+        value seeds the scan.
+    prefix_state : local array of one item, optional
+        The state of a stateful ``prefix_op``; its dtype must equal the
+        callback's declared state dtype.
+    block_aggregate : local array of one item, optional
+        Receives the block-wide aggregate. Cannot be combined with
+        ``prefix_op`` (the callback receives it instead).
+    algorithm : {"raking", "raking_memoize", "warp_scans"}
+        CUB's ``BLOCK_SCAN_*`` algorithm; ``warp_scans`` needs a block size
+        that is a multiple of 32.
+    temp_storage : shared uint8 array, optional
+        Caller-owned temp storage (see :func:`temp_storage`); library-owned
+        static shared memory by default.
+    threads : int or tuple, optional
+        Literal block shape; defaults to the launch's.
+    items_per_thread : int, optional
+        Only needed when ``values`` is not a local array of literal length.
+    auto_sync : bool
+        Insert the block barrier CUB requires before temp storage is reused.
+
+    Returns
+    -------
+    scalar or None
+        The scanned value for scalar ``values``; None for arrays.
+    """
+    if _sim_switch.ACTIVE:
+        return _sim_switch.call("scan", values, out, locals())
+    raise _kernel_only("scan")
+
+
+def inclusive_sum(
+    values: Any,
+    out: Any = None,
+    *,
+    prefix_op: Any = None,
+    prefix_state: Any = None,
+    block_aggregate: Any = None,
+    algorithm: str = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> Any:
+    """Block-wide inclusive prefix sum. Parameters as in :func:`scan`."""
+    if _sim_switch.ACTIVE:
+        return _sim_switch.call("inclusive_sum", values, out, locals())
+    raise _kernel_only("inclusive_sum")
+
+
+def exclusive_sum(
+    values: Any,
+    out: Any = None,
+    *,
+    prefix_op: Any = None,
+    prefix_state: Any = None,
+    block_aggregate: Any = None,
+    algorithm: str = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> Any:
+    """Block-wide exclusive prefix sum (thread 0's first output is 0, or the prefix).
+
+    Parameters as in :func:`scan`.
+    """
+    if _sim_switch.ACTIVE:
+        return _sim_switch.call("exclusive_sum", values, out, locals())
+    raise _kernel_only("exclusive_sum")
+
+
+def inclusive_scan(
+    values: Any,
+    out: Any = None,
+    *,
+    scan_op: Any,
+    initial_value: Any = None,
+    prefix_op: Any = None,
+    prefix_state: Any = None,
+    block_aggregate: Any = None,
+    algorithm: str = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> Any:
+    """Block-wide inclusive scan with ``scan_op``. Parameters as in :func:`scan`."""
+    if _sim_switch.ACTIVE:
+        return _sim_switch.call("inclusive_scan", values, out, locals())
+    raise _kernel_only("inclusive_scan")
+
+
+def exclusive_scan(
+    values: Any,
+    out: Any = None,
+    *,
+    scan_op: Any,
+    initial_value: Any = None,
+    prefix_op: Any = None,
+    prefix_state: Any = None,
+    block_aggregate: Any = None,
+    algorithm: str = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> Any:
+    """Block-wide exclusive scan with ``scan_op``. Parameters as in :func:`scan`.
+
+    A non-sum operator needs ``initial_value`` or ``prefix_op``.
+    """
+    if _sim_switch.ACTIVE:
+        return _sim_switch.call("exclusive_scan", values, out, locals())
+    raise _kernel_only("exclusive_scan")
+
+
+def load(
+    src: Any,
+    offset: Any,
+    items: Any,
+    *,
+    valid_items: Any = None,
+    oob_default: Any = None,
+    algorithm: str | None = None,
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None:
+    """Load one tile ``src[offset : offset + threads * len(items)]`` (``cub::BlockLoad``).
+
+    Thread ``t`` receives items ``t * len(items) ... (t + 1) * len(items) - 1``
+    of the tile (blocked arrangement), whatever the algorithm.
+
+    Parameters
+    ----------
+    src : 1-D C-contiguous array
+        Global (or shared) memory; index a row first for 2-D data.
+    offset : int
+        Index of the tile's first item in ``src``.
+    items : local array
+        Receives this thread's items; its length is the items per thread.
+    valid_items : int, optional
+        Number of items to read from ``offset`` on; defaults to (and is never
+        more than) ``len(src) - offset``. A tile that runs past the end is
+        guarded automatically.
+    oob_default : scalar, optional
+        Value given to items past the valid range. Without it those items are
+        unspecified: pass the identity of your scan operator (e.g. 0 for sums)
+        when a partial tile's aggregate matters.
+    algorithm : {"direct", "striped", "vectorize", "transpose", "warp_transpose", \
+"warp_transpose_timesliced"}, optional
+        CUB's ``BLOCK_LOAD_*`` algorithm. Default: ``"warp_transpose"`` when the
+        block size is a multiple of 32, else ``"transpose"``.
+    temp_storage, threads, items_per_thread, auto_sync
+        As in :func:`scan`.
+    """
+    if _sim_switch.ACTIVE:
+        return _sim_switch.call_io("load", src, offset, items, locals())  # type: ignore[no-any-return]
+    raise _kernel_only("load")
+
+
+def store(
+    dst: Any,
+    offset: Any,
+    items: Any,
+    *,
+    valid_items: Any = None,
+    algorithm: str | None = None,
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None:
+    """Store one tile to ``dst[offset : offset + threads * len(items)]`` (``cub::BlockStore``).
+
+    Items past ``len(dst)`` (or past ``valid_items``) are not written.
+    Parameters as in :func:`load`.
+    """
+    if _sim_switch.ACTIVE:
+        return _sim_switch.call_io("store", dst, offset, items, locals())  # type: ignore[no-any-return]
+    raise _kernel_only("store")
+
+
+def temp_storage(
+    primitive: str,
+    dtype: DTypeLike,
+    threads: int | tuple[int, ...],
+    items_per_thread: int = 1,
+    *,
+    algorithm: str | None = None,
+    cc: tuple[int, int] | None = None,
+) -> TempStorageLayout:
+    """Size and alignment of caller-owned temp storage, read from compiled CUB code.
+
+    Host-side. Use the result as compile-time constants::
+
+        SCAN_TEMP = block.temp_storage("scan", np.int32, 128, 4)
+
+        @cuda.jit
+        def kernel(...):
+            temp = cuda.shared.array(SCAN_TEMP.size, np.uint8, alignment=SCAN_TEMP.alignment)
+            block.inclusive_sum(items, items, temp_storage=temp)
+
+    One buffer can serve several primitives in turn (barriers between them):
+    take the largest size and alignment.
+
+    Parameters
+    ----------
+    primitive : {"scan", "load", "store"}
+    dtype : numpy dtype-like
+        The value type.
+    threads : int or tuple of int
+        The block shape.
+    items_per_thread : int
+        Items per thread (scans: the size does not depend on it).
+    algorithm : str, optional
+        The primitive's algorithm (defaults as in the kernel-side calls).
+    cc : tuple of int, optional
+        Target compute capability; defaults to the current device's.
+    """
+    from ._layout import temp_storage_layout
+
+    size, alignment = temp_storage_layout(
+        primitive, np.dtype(dtype), threads, items_per_thread, algorithm=algorithm, cc=cc
+    )
+    return TempStorageLayout(size, alignment)
