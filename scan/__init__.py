@@ -17,11 +17,12 @@ simulator). C++ is generated, compiled with NVRTC and cached on first use.
 from __future__ import annotations
 
 from . import _sim_switch, block
+from ._cache import CacheWarning
 from ._errors import CompileError, PlanError, ScanError, ScanTypeError
 
 if not _sim_switch.ACTIVE:
     from . import _registry  # noqa: F401  (registers typing and lowering)
 
-__all__ = ["CompileError", "PlanError", "ScanError", "ScanTypeError", "block"]
+__all__ = ["CacheWarning", "CompileError", "PlanError", "ScanError", "ScanTypeError", "block"]
 
 __version__ = "0.1.0"

@@ -131,7 +131,9 @@ def _temp_decl(mode: str) -> str:
     return "  temp_storage_t& temp_storage = *static_cast<temp_storage_t*>(temp);"
 
 
-def _scan_functors(plan: ScanPlan, scan_cb: CallbackDecl | None, prefix_cb: CallbackDecl | None) -> str:
+def _scan_functors(
+    plan: ScanPlan, scan_cb: CallbackDecl | None, prefix_cb: CallbackDecl | None
+) -> str:
     out: list[str] = []
     op = plan.scan_op
     if op.is_builtin:
@@ -141,7 +143,8 @@ def _scan_functors(plan: ScanPlan, scan_cb: CallbackDecl | None, prefix_cb: Call
         body = f"value_t r; {scan_cb.symbol}(&r, &a, &b); return r;"
     out.append(
         "struct scan_op_t {\n"
-        "  __device__ __forceinline__ value_t operator()(const value_t& a, const value_t& b) const\n"
+        "  __device__ __forceinline__ value_t\n"
+        "  operator()(const value_t& a, const value_t& b) const\n"
         f"  {{ {body} }}\n"
         "};"
     )
@@ -250,7 +253,7 @@ def render_tile_io(plan: TileIOPlan) -> str:
         )
     if load and plan.has_oob_default:
         partial = (
-            f"    block_io_t(temp_storage).Load(p, thread_items, valid_items, "
+            "    block_io_t(temp_storage).Load(p, thread_items, valid_items, "
             "*static_cast<const value_t*>(oob_default));"
         )
     else:

@@ -116,7 +116,9 @@ def _nvrtc(name: str, source: str, cc: tuple[int, int]) -> bytes:
 _CONST = re.compile(r"\.u32\s+(\w+)_temp_(bytes|align)\s*=\s*(\d+)\s*;")
 
 
-def _read_layout(symbol: str, ltoir: bytes, callbacks: Sequence[bytes], cc: tuple[int, int]) -> TempStorageLayout:
+def _read_layout(
+    symbol: str, ltoir: bytes, callbacks: Sequence[bytes], cc: tuple[int, int]
+) -> TempStorageLayout:
     from cuda.core import Linker, LinkerOptions, ObjectCode
 
     objs = [ObjectCode.from_ltoir(ltoir)] + [ObjectCode.from_ltoir(c) for c in callbacks]
@@ -165,7 +167,9 @@ def compile_provider(
             "symbol": symbol,
             "source": source,
             "generator": GENERATOR_VERSION,
-            "options": " ".join(nvrtc_options(cc)),
+            # include folders are machine paths: the header digest in the
+            # toolchain identity stands for them in the key
+            "options": " ".join(o for o in nvrtc_options(cc) if not o.startswith("-I")),
         },
         cc,
     )
@@ -181,5 +185,6 @@ def compile_provider(
     with _lock:
         art = get_or_build("provider", key, build)
     size, align = art.meta["temp_bytes"], art.meta["temp_align"]
-    assert isinstance(size, int) and isinstance(align, int)
+    assert isinstance(size, int)
+    assert isinstance(align, int)
     return Provider(symbol=symbol, ltoir=art.payload, layout=TempStorageLayout(size, align))

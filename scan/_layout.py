@@ -18,7 +18,8 @@ def _default_cc() -> tuple[int, int]:
 
     if not cuda.is_available():
         raise PlanError(
-            "temp_storage: no CUDA device to take the compute capability from; pass cc=(major, minor)"
+            "temp_storage: no CUDA device to take the compute capability from; "
+            "pass cc=(major, minor)"
         )
     major, minor = cuda.get_current_device().compute_capability
     return (int(major), int(minor))

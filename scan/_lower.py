@@ -88,7 +88,8 @@ def lowered_callback(
 
     art = get_or_build("callback", key, build)
     symbol, decl = art.meta["symbol"], art.meta["c_decl"]
-    assert isinstance(symbol, str) and isinstance(decl, str)
+    assert isinstance(symbol, str)
+    assert isinstance(decl, str)
     return CallbackDecl(symbol=symbol, c_decl=decl), art.payload
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import attrs
 import numpy as np
@@ -72,7 +72,7 @@ _BITWISE = ("&", "|", "^")
 #: Temp storage of a call: library-owned static shared memory, or a caller array.
 TempMode: TypeAlias = Literal["implicit", "caller"]
 Mode: TypeAlias = Literal["inclusive", "exclusive"]
-PrefixOp: TypeAlias = "statefn.StatefulFunction[object, object] | statefn.StatelessFunction[object]"
+PrefixOp: TypeAlias = "statefn.StatefulFunction[Any, Any] | statefn.StatelessFunction[Any]"
 Block: TypeAlias = tuple[int, int, int]
 
 
@@ -321,12 +321,15 @@ def _items_per_thread(function: str, values: Operand, items_per_thread: int | No
             f"{function}: values must be a scalar or a 1-D local array (got a {values.ndim}-D "
             "array)"
         )
-    if values.length is not None and items_per_thread is not None:
-        if values.length != items_per_thread:
-            raise PlanError(
-                f"{function}: items_per_thread={items_per_thread} but the values array has "
-                f"length {values.length}; drop items_per_thread= or make them agree"
-            )
+    if (
+        values.length is not None
+        and items_per_thread is not None
+        and values.length != items_per_thread
+    ):
+        raise PlanError(
+            f"{function}: items_per_thread={items_per_thread} but the values array has "
+            f"length {values.length}; drop items_per_thread= or make them agree"
+        )
     n = values.length if values.length is not None else items_per_thread
     if n is None:
         raise PlanError(
@@ -369,7 +372,9 @@ _OLD_KEYWORDS = {
 }
 
 
-def check_unknown_keywords(function: str, keywords: Mapping[str, object], allowed: set[str]) -> None:
+def check_unknown_keywords(
+    function: str, keywords: Mapping[str, object], allowed: set[str]
+) -> None:
     """Refuse unknown or retired keyword arguments with a pointer to the right one."""
     for name in keywords:
         if name in _OLD_KEYWORDS:
@@ -479,23 +484,19 @@ def plan_scan(
 
     if initial_value is not None:
         _check_value_dtype(f, "initial_value", initial_value.dtype)
-    if (
-        mode == "exclusive"
-        and not op.is_sum
-        and initial_value is None
-        and prefix is None
-    ):
+    if mode == "exclusive" and not op.is_sum and initial_value is None and prefix is None:
         raise PlanError(
             f"{f}: an exclusive scan with scan_op={op.builtin or op.name!r} needs "
             "initial_value= or prefix_op=: thread 0's first output would be undefined "
             "(only sums have an identity CUB can use)"
         )
-    if block_aggregate is not None:
-        if block_aggregate.dtype != value_dtype or block_aggregate.ndim != 1:
-            raise ScanTypeError(
-                f"{f}: block_aggregate must be a 1-D array of the values' dtype {value_dtype} "
-                f"(got {block_aggregate.ndim}-D {block_aggregate.dtype})"
-            )
+    if block_aggregate is not None and (
+        block_aggregate.dtype != value_dtype or block_aggregate.ndim != 1
+    ):
+        raise ScanTypeError(
+            f"{f}: block_aggregate must be a 1-D array of the values' dtype {value_dtype} "
+            f"(got {block_aggregate.ndim}-D {block_aggregate.dtype})"
+        )
     _check_warp(f, algorithm, block)
     return ScanPlan(
         function=f,
@@ -514,7 +515,7 @@ def plan_scan(
     )
 
 
-def _check_state(f: str, prefix: statefn.StatefulFunction[object, object], state: ArrayFact) -> None:
+def _check_state(f: str, prefix: statefn.StatefulFunction[Any, Any], state: ArrayFact) -> None:
     want = prefix.state_dtype
     if state.dtype.fields is not None or state.dtype.kind not in "iuf":
         raise ScanTypeError(

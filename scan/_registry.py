@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from llvmlite import ir as llir
@@ -103,7 +103,7 @@ _FOLD_SIGS = {name: _fold_signature(name) for name in _FUNCTIONS}
 # descriptors as kernel globals
 
 
-class DescriptorType(types.Dummy):
+class DescriptorType(types.Dummy):  # type: ignore[misc]
     """Numba type of a statefn descriptor named in a kernel (a compile-time constant)."""
 
     def __init__(self, descriptor: Any) -> None:
@@ -210,7 +210,11 @@ class RecordStaticLengths(Rewrite):  # type: ignore[misc]
         for stmt in self._block.body:
             text = targets.get(id(stmt))
             if text is not None:
-                var = ir.Var(self._block.scope, self._block.scope.redefine("$scan_lengths", stmt.loc).name, stmt.loc)
+                var = ir.Var(
+                    self._block.scope,
+                    self._block.scope.redefine("$scan_lengths", stmt.loc).name,
+                    stmt.loc,
+                )
                 new_block.append(ir.Assign(ir.Const(text, stmt.loc), var, stmt.loc))
                 stmt.value.kws = [*stmt.value.kws, (_LENGTHS_KW, var)]
             new_block.append(stmt)
@@ -257,7 +261,8 @@ def _callable_of(ty: Any) -> Any:
 
 
 def _np_dtype(ty: Any) -> np.dtype:
-    return np.dtype(as_dtype(types.unliteral(ty)))
+    dtype: np.dtype = np.dtype(as_dtype(types.unliteral(ty)))
+    return dtype
 
 
 def _operand(function: str, name: str, ty: Any, lengths: Mapping[str, int]) -> Operand | None:
@@ -274,9 +279,7 @@ def _operand(function: str, name: str, ty: Any, lengths: Mapping[str, int]) -> O
         if isinstance(types.unliteral(ty), types.Boolean):
             raise ScanTypeError(f"{function}: {name} is a boolean; use an integer dtype")
         return ScalarFact(_np_dtype(ty))
-    raise ScanTypeError(
-        f"{function}: {name} must be a number or an array (got {ty})"
-    )
+    raise ScanTypeError(f"{function}: {name} must be a number or an array (got {ty})")
 
 
 def _array(function: str, name: str, ty: Any, lengths: Mapping[str, int]) -> ArrayFact | None:
@@ -331,7 +334,7 @@ def plan_from_types(name: str, bound: Mapping[str, Any]) -> ScanPlan | TileIOPla
     auto_sync = _literal(name, "auto_sync", _get(bound, "auto_sync"))
     auto_sync = True if auto_sync is None else bool(auto_sync)
     if name in _IO:
-        direction = "load" if name == "load" else "store"
+        direction: Literal["load", "store"] = "load" if name == "load" else "store"
         array_name = "src" if name == "load" else "dst"
         array = _array(name, array_name, bound[array_name], lengths)
         if array is None:
@@ -343,7 +346,9 @@ def plan_from_types(name: str, bound: Mapping[str, Any]) -> ScanPlan | TileIOPla
         if isinstance(oob, ArrayFact):
             raise ScanTypeError(f"{name}: oob_default must be a scalar")
         valid = _get(bound, "valid_items")
-        if valid is not _OMITTED and not isinstance(valid, types.Integer | types.NoneType | types.Omitted):
+        if valid is not _OMITTED and not isinstance(
+            valid, types.Integer | types.NoneType | types.Omitted
+        ):
             raise ScanTypeError(f"{name}: valid_items must be an integer (got {valid})")
         offset = bound["offset"]
         if not isinstance(offset, types.Integer):
@@ -396,7 +401,9 @@ def _make_template(name: str) -> type[AbstractTemplate]:
             ret = types.unliteral(bound["values"])
         fold = _FOLD_SIGS[name]
         argtys = [
-            bound[p.name] if p.name in bound and bound[p.name] is not None else types.Omitted(p.default)
+            bound[p.name]
+            if p.name in bound and bound[p.name] is not None
+            else types.Omitted(p.default)
             for p in fold.parameters.values()
         ]
         return signature(ret, *argtys).replace(pysig=fold)

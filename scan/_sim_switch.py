@@ -28,7 +28,9 @@ def call(function: str, values: Any, out: Any, arguments: Mapping[str, Any]) -> 
     return _sim.scan_call(function, values, out, options)
 
 
-def call_io(function: str, array: Any, offset: Any, items: Any, arguments: Mapping[str, Any]) -> None:
+def call_io(
+    function: str, array: Any, offset: Any, items: Any, arguments: Mapping[str, Any]
+) -> None:
     """Run ``load``/``store`` in the simulator."""
     from . import _sim
 

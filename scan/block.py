@@ -257,7 +257,7 @@ def load(
         As in :func:`scan`.
     """
     if _sim_switch.ACTIVE:
-        return _sim_switch.call_io("load", src, offset, items, locals())  # type: ignore[no-any-return]
+        return _sim_switch.call_io("load", src, offset, items, locals())
     raise _kernel_only("load")
 
 
@@ -279,7 +279,7 @@ def store(
     Parameters as in :func:`load`.
     """
     if _sim_switch.ACTIVE:
-        return _sim_switch.call_io("store", dst, offset, items, locals())  # type: ignore[no-any-return]
+        return _sim_switch.call_io("store", dst, offset, items, locals())
     raise _kernel_only("store")
 
 

@@ -1,0 +1,748 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Persistent compile cache: key -> bytes plus a small JSON record.
+
+This module owns cache keys (:func:`cache_key`, :func:`compile_key`), the
+:class:`ArtifactCache` (an in-memory layer over an optional directory) and the
+process-wide :func:`default_cache` used by :func:`get_or_build`.
+
+Decisions, each with its reason:
+
+- **No pickle, nothing executable.** An entry is ``<key>.bin`` (the raw
+  payload, e.g. LTO-IR, so ordinary tools can read it) and ``<key>.json``
+  (schema, key, kind, meta, payload size and sha256). Loading never runs code.
+- **Atomic writes without locks.** Each file is written to a temp file in the
+  same directory and moved into place with :func:`os.replace`; the payload
+  first, the record last (the record is the commit point). Readers verify the
+  record's key and the payload's size and sha256, so a half-written or
+  mismatched pair is never returned. After committing, a writer re-reads the
+  payload and repairs the pair if a concurrent writer with *different* bytes
+  interleaved; with identical bytes (the normal, deterministic case) every
+  interleaving is already valid.
+- **Corruption is a miss.** An entry that fails verification is deleted (if
+  possible) with one :class:`CacheWarning`, then rebuilt.
+- **Least recently used eviction.** A hit sets the record's and payload's
+  modification time explicitly (access times are unreliable under
+  ``noatime``/``relatime``); after a put the oldest entries go until the
+  directory is under ``max_bytes``. The entry just written is never evicted.
+- **Safety like ssh and pip.** The directory is created with mode ``0o700``;
+  a directory owned by another user (other than root) or writable by group or
+  others, or one under a world-writable ancestor without the sticky bit, is
+  refused with one warning and the cache runs in memory. A directory that
+  cannot be written (read-only mount, shipped cache) still serves hits; the
+  first failed write warns once and later writes are skipped. No file system
+  error reaches the caller.
+- **Stable keys.** Keys hash only what the caller passes (plus a schema
+  version): no paths, times or host names, so one read-only cache can be
+  shared across machines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import re
+import stat
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from collections import Counter
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, TypeAlias
+
+import attrs
+
+__all__ = [
+    "ENV_CACHE",
+    "ENV_CACHE_DIR",
+    "ENV_CACHE_MAX_BYTES",
+    "Artifact",
+    "ArtifactCache",
+    "CacheEntry",
+    "CacheWarning",
+    "MetaValue",
+    "cache_key",
+    "compile_key",
+    "default_cache",
+    "default_directory",
+    "get_or_build",
+    "stats",
+]
+
+#: Folder of the cache; overrides the XDG default.
+ENV_CACHE_DIR = "STATEFN_SCAN_CACHE_DIR"
+#: ``0``/``off``/``false``/``no`` keeps the cache in memory only.
+ENV_CACHE = "STATEFN_SCAN_CACHE"
+#: Size bound of the directory in bytes (suffixes K, M, G allowed); default 1 GiB.
+ENV_CACHE_MAX_BYTES = "STATEFN_SCAN_CACHE_MAX_BYTES"
+
+# Bump when the key encoding or the record layout changes: old entries then
+# simply stop matching and age out through eviction.
+_KEY_SCHEMA_VERSION = 1
+_RECORD_SCHEMA_VERSION = 1
+_DEFAULT_MAX_BYTES = 1 << 30
+_KEY_RE = re.compile(r"^[0-9a-f]{64}$")
+_KIND_RE = re.compile(r"^[a-z][a-z0-9_.-]{0,63}$")
+_ENTRY_RE = re.compile(r"^([0-9a-f]{64})\.(bin|json)$")
+_TEMP_RE = re.compile(r"^\.[0-9a-f]{64}\.(bin|json)\.[A-Za-z0-9_]+\.tmp$")
+_STALE_TEMP_SECONDS = 3600.0
+_OFF = {"0", "off", "false", "no"}
+
+MetaValue: TypeAlias = str | int | float | bool | None
+
+
+class CacheWarning(UserWarning):
+    """The compile cache could not be used as configured; work continues without it."""
+
+
+# ---------------------------------------------------------------------------- values
+
+
+def _freeze_meta(meta: Mapping[str, MetaValue]) -> Mapping[str, MetaValue]:
+    items = dict(meta)
+    for k, v in items.items():
+        if not isinstance(k, str):
+            raise TypeError(f"Artifact meta keys must be str; got {k!r} ({type(k).__name__}).")
+        if v is not None and not isinstance(v, str | int | float | bool):
+            raise TypeError(
+                f"Artifact meta[{k!r}] must be str, int, float, bool or None (JSON scalars); "
+                f"got {v!r} ({type(v).__name__})."
+            )
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError(f"Artifact meta[{k!r}] must be a finite float; got {v!r}.")
+    return MappingProxyType(items)
+
+
+def _to_bytes(payload: bytes | bytearray | memoryview) -> bytes:
+    return bytes(payload)
+
+
+@attrs.frozen
+class Artifact:
+    """A cached build product: opaque bytes plus JSON-scalar metadata.
+
+    Attributes
+    ----------
+    payload : bytes
+        The product itself (e.g. LTO-IR), stored verbatim in ``<key>.bin``.
+    meta : Mapping[str, str | int | float | bool | None]
+        Small facts about it (e.g. temp-storage size and alignment); read-only.
+    """
+
+    payload: bytes = attrs.field(converter=_to_bytes)
+    meta: Mapping[str, MetaValue] = attrs.field(factory=dict, converter=_freeze_meta)
+
+
+@attrs.frozen
+class CacheEntry:
+    """One entry on disk, as listed by :meth:`ArtifactCache.entries`.
+
+    Attributes
+    ----------
+    key : str
+        The 64-hex-digit key.
+    kind : str
+        What produced it (``"provider"``, ``"callback"``, ...).
+    size : int
+        Payload size in bytes.
+    last_used : float
+        POSIX time of the last hit or write.
+    meta : Mapping[str, str | int | float | bool | None]
+        The artifact's metadata.
+    """
+
+    key: str
+    kind: str
+    size: int
+    last_used: float
+    meta: Mapping[str, MetaValue] = attrs.field(converter=_freeze_meta)
+
+
+# ---------------------------------------------------------------------------- keys
+
+
+def _check_kind(kind: str) -> str:
+    if not isinstance(kind, str) or not _KIND_RE.match(kind):
+        raise ValueError(
+            f"cache kind must match {_KIND_RE.pattern} (e.g. 'provider'); got {kind!r}."
+        )
+    return kind
+
+
+def cache_key(kind: str, parts: Mapping[str, str]) -> str:
+    """Return the cache key for `parts`: sha256 of a canonical, versioned JSON encoding.
+
+    Parameters
+    ----------
+    kind : str
+        What is being built (``"provider"``, ``"callback"``); part of the key.
+    parts : Mapping[str, str]
+        Every input of the build (source text or its digest, options, the
+        toolchain identity, ...). Values must be ``str`` so nothing depends on
+        ``repr`` of arbitrary objects.
+
+    Returns
+    -------
+    str
+        64 lowercase hex digits.
+
+    Raises
+    ------
+    TypeError
+        If a key or value of `parts` is not a ``str``.
+    """
+    _check_kind(kind)
+    for k, v in parts.items():
+        if not isinstance(k, str) or not isinstance(v, str):
+            raise TypeError(
+                f"cache key parts must map str to str; got {k!r}: {v!r} "
+                f"({type(v).__name__}). Convert values explicitly (e.g. str(), a hex digest)."
+            )
+    doc = {"schema": _KEY_SCHEMA_VERSION, "kind": kind, "parts": dict(parts)}
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def compile_key(kind: str, parts: Mapping[str, str], cc: tuple[int, int]) -> str:
+    """Return :func:`cache_key` of `parts` plus ``toolchain_identity(cc)``.
+
+    The identity's entries are added as ``toolchain.<name>``.
+
+    Raises
+    ------
+    ValueError
+        If `parts` already has a ``toolchain.``-prefixed entry.
+    """
+    from scan._toolchain import toolchain_identity
+
+    clash = sorted(k for k in parts if k.startswith("toolchain."))
+    if clash:
+        raise ValueError(
+            f"compile_key adds the toolchain identity itself; parts must not contain {clash}."
+        )
+    merged = dict(parts)
+    merged.update({f"toolchain.{k}": v for k, v in toolchain_identity(cc).items()})
+    return cache_key(kind, merged)
+
+
+# ---------------------------------------------------------------------------- the cache
+
+
+def default_directory() -> Path:
+    """Return ``$STATEFN_SCAN_CACHE_DIR``, else ``$XDG_CACHE_HOME/statefn-scan``, else
+    ``~/.cache/statefn-scan``."""
+    explicit = os.environ.get(ENV_CACHE_DIR, "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return base / "statefn-scan"
+
+
+def _unsafe_reason(directory: Path) -> str | None:
+    """Why `directory` must not be trusted, or None. POSIX only (Windows: None)."""
+    if sys.platform == "win32":
+        return None
+    uid = os.geteuid()
+    st = os.stat(directory)
+    if st.st_uid not in (uid, 0):
+        return f"it is owned by uid {st.st_uid}, not by you (uid {uid}) or root"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"it is writable by group or others (mode {stat.S_IMODE(st.st_mode):04o})"
+    # An ancestor anyone may write to without the sticky bit lets others swap the folder.
+    for parent in directory.resolve().parents:
+        pst = os.stat(parent)
+        if pst.st_mode & stat.S_IWOTH and not pst.st_mode & stat.S_ISVTX:
+            return f"its ancestor {parent} is world-writable without the sticky bit"
+    return None
+
+
+class ArtifactCache:
+    """An in-memory layer over an optional on-disk cache directory.
+
+    Parameters
+    ----------
+    directory : Path or None
+        Folder of the disk layer; None keeps everything in memory. Nothing is
+        touched on disk until first use.
+    max_bytes : int
+        Size bound of the folder; least recently used entries are evicted after a put.
+    """
+
+    def __init__(self, directory: Path | None, max_bytes: int = _DEFAULT_MAX_BYTES) -> None:
+        if max_bytes < 0:
+            raise ValueError(f"max_bytes must be >= 0; got {max_bytes}.")
+        self.directory = None if directory is None else Path(directory)
+        self.max_bytes = int(max_bytes)
+        self._memory: dict[str, Artifact] = {}
+        self._counts: Counter[str] = Counter()
+        self._lock = threading.RLock()
+        self._key_locks: dict[str, threading.Lock] = {}
+        self._state = "memory" if directory is None else "unchecked"
+        self._reason = "no directory configured" if directory is None else ""
+        self._read_warned = False
+
+    # ------------------------------------------------------------ status
+
+    def _disk(self) -> Path | None:
+        """The directory if the disk layer is usable for reading, checking it once."""
+        with self._lock:
+            if self._state == "unchecked":
+                self._open_directory()
+            if self._state in ("ok", "read-only"):
+                return self.directory
+            return None
+
+    def _open_directory(self) -> None:
+        assert self.directory is not None
+        try:
+            if not self.directory.is_dir():
+                self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            reason = _unsafe_reason(self.directory)
+        except OSError as exc:
+            self._disable("unavailable", f"cannot create or inspect it ({exc})")
+            return
+        if reason is not None:
+            self._disable("refused", reason)
+            return
+        self._state = "ok"
+
+    def _disable(self, state: str, reason: str) -> None:
+        self._state, self._reason = state, reason
+        what = "serves hits but stores nothing new" if state == "read-only" else "is not used"
+        warnings.warn(
+            f"statefn-scan compile cache directory {self.directory} {what}: {reason}. "
+            f"Compiled code is kept in memory for this process only. Set ${ENV_CACHE_DIR} to a "
+            f"private folder you own (mode 0700), or ${ENV_CACHE}=0 to silence this.",
+            CacheWarning,
+            stacklevel=4,
+        )
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the disk layer serves hits (checks the directory on first call)."""
+        return self._disk() is not None
+
+    # ------------------------------------------------------------ public API
+
+    def get(self, key: str) -> Artifact | None:
+        """Return the artifact for `key` from memory or disk, or None; never raises on I/O."""
+        _check_key(key)
+        return self._lookup(key, kind=None)
+
+    def put(self, key: str, artifact: Artifact, *, kind: str = "artifact") -> None:
+        """Store `artifact` under `key` in memory and, if possible, on disk."""
+        _check_key(key)
+        _check_kind(kind)
+        if not isinstance(artifact, Artifact):
+            raise TypeError(f"put expects an Artifact; got {type(artifact).__name__}.")
+        with self._lock:
+            self._memory[key] = artifact
+        self._store(key, kind, artifact)
+
+    def get_or_build(self, kind: str, key: str, build: Callable[[], Artifact]) -> Artifact:
+        """Return the artifact for `key`: memory, then disk, else ``build()`` and store it.
+
+        Counters (:meth:`stats`): ``memory_hits``, ``disk_hits``, ``builds``
+        and ``builds:<kind>`` (every call of `build`, successful or not).
+        Concurrent threads asking for one key build it once.
+        """
+        _check_kind(kind)
+        _check_key(key)
+        with self._lock:
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
+        with key_lock:
+            found = self._lookup(key, kind=kind)
+            if found is not None:
+                return found
+            with self._lock:
+                self._counts["builds"] += 1
+                self._counts[f"builds:{kind}"] += 1
+            artifact = build()
+            if not isinstance(artifact, Artifact):
+                raise TypeError(
+                    f"the build callable for a {kind!r} cache entry must return an Artifact; "
+                    f"got {type(artifact).__name__}."
+                )
+            with self._lock:
+                self._memory[key] = artifact
+            self._store(key, kind, artifact)
+            return artifact
+
+    def stats(self) -> dict[str, int]:
+        """Return a copy of the counters (hits, builds, builds per kind, writes, discards)."""
+        with self._lock:
+            out = {"memory_hits": 0, "disk_hits": 0, "builds": 0}
+            out.update(self._counts)
+            return out
+
+    def entries(self) -> list[CacheEntry]:
+        """List valid-looking disk entries, most recently used first (records only, no hashing)."""
+        directory = self._disk()
+        if directory is None:
+            return []
+        out: list[CacheEntry] = []
+        for key in self._keys(directory):
+            rec_path = directory / f"{key}.json"
+            try:
+                record = json.loads(rec_path.read_bytes())
+                mtime = rec_path.stat().st_mtime
+                out.append(
+                    CacheEntry(
+                        key=key,
+                        kind=str(record["kind"]),
+                        size=int(record["size"]),
+                        last_used=mtime,
+                        meta=record.get("meta", {}),
+                    )
+                )
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+        out.sort(key=lambda e: e.last_used, reverse=True)
+        return out
+
+    def size_bytes(self) -> int:
+        """Total size of the files this cache wrote in its directory."""
+        directory = self._disk()
+        if directory is None:
+            return 0
+        return sum(size for _, size, _ in self._files(directory))
+
+    def clear(self) -> int:
+        """Forget the memory layer and delete this cache's files; return the number deleted.
+
+        Only ``<key>.bin``, ``<key>.json`` and this cache's temp files are
+        removed; anything else in the directory is left alone.
+        """
+        with self._lock:
+            self._memory.clear()
+        directory = self._disk()
+        if directory is None:
+            return 0
+        removed = 0
+        # Records first: an entry without its record is simply absent.
+        files = sorted(self._files(directory), key=lambda f: not f[0].name.endswith(".json"))
+        for path, _, _ in files:
+            try:
+                path.unlink()
+                removed += 1
+            except OSError:
+                continue
+        return removed
+
+    def info(self) -> dict[str, Any]:
+        """Describe the cache: directory, state, reason, entry count, size, bound, counters."""
+        directory = self._disk()
+        return {
+            "directory": None if self.directory is None else str(self.directory),
+            "enabled": directory is not None,
+            "state": self._state,
+            "reason": self._reason,
+            "writable": self._state == "ok" and os.access(str(self.directory), os.W_OK),
+            "entries": len(self._keys(directory)) if directory is not None else 0,
+            "size_bytes": self.size_bytes(),
+            "max_bytes": self.max_bytes,
+            "memory_entries": len(self._memory),
+            "stats": self.stats(),
+        }
+
+    # ------------------------------------------------------------ reading
+
+    def _lookup(self, key: str, kind: str | None) -> Artifact | None:
+        with self._lock:
+            hit = self._memory.get(key)
+            if hit is not None:
+                self._counts["memory_hits"] += 1
+                return hit
+        directory = self._disk()
+        if directory is None:
+            return None
+        artifact = self._read(directory, key, kind)
+        if artifact is None:
+            return None
+        with self._lock:
+            self._memory[key] = artifact
+            self._counts["disk_hits"] += 1
+        now = time.time()
+        for suffix in (".json", ".bin"):  # LRU stamp; a read-only directory just keeps its times
+            with contextlib.suppress(OSError):
+                os.utime(directory / f"{key}{suffix}", (now, now))
+        return artifact
+
+    def _read(self, directory: Path, key: str, kind: str | None) -> Artifact | None:
+        rec_path, bin_path = directory / f"{key}.json", directory / f"{key}.bin"
+        problem = ""
+        raw = b""
+        for attempt in range(3):
+            if attempt:
+                time.sleep(0.05)  # let a concurrent writer commit its record
+            try:
+                raw = rec_path.read_bytes()
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                self._warn_read(exc)
+                return None
+            record, problem = _parse_record(raw, key, kind)
+            if record is None:  # records are replaced atomically: this is real damage
+                break
+            try:
+                payload = bin_path.read_bytes()
+            except FileNotFoundError:
+                if not rec_path.exists():  # evicted or cleared concurrently: a plain miss
+                    return None
+                problem = "its payload file is missing"
+                continue
+            except OSError as exc:
+                self._warn_read(exc)
+                return None
+            if len(payload) != record["size"]:
+                problem = f"payload has {len(payload)} bytes, record says {record['size']}"
+                continue
+            if hashlib.sha256(payload).hexdigest() != record["sha256"]:
+                problem = "payload sha256 does not match the record"
+                continue
+            return Artifact(payload=payload, meta=record["meta"])
+        self._discard(directory, key, raw, problem)
+        return None
+
+    def _warn_read(self, exc: OSError) -> None:
+        with self._lock:
+            if self._read_warned:
+                return
+            self._read_warned = True
+        warnings.warn(
+            f"statefn-scan compile cache {self.directory} cannot be read ({exc}); "
+            "compiling instead. Check the folder's permissions or clear it with "
+            "`python -m scan cache clear`.",
+            CacheWarning,
+            stacklevel=5,
+        )
+
+    def _discard(self, directory: Path, key: str, raw: bytes, problem: str) -> None:
+        with self._lock:
+            self._counts["discarded"] += 1
+        rec_path = directory / f"{key}.json"
+        with contextlib.suppress(OSError):
+            if rec_path.read_bytes() == raw:  # do not delete a record a writer just replaced
+                rec_path.unlink()
+                (directory / f"{key}.bin").unlink(missing_ok=True)
+        warnings.warn(
+            f"statefn-scan compile cache entry {key} in {directory} is corrupt ({problem}); "
+            "discarding it and compiling again.",
+            CacheWarning,
+            stacklevel=5,
+        )
+
+    # ------------------------------------------------------------ writing
+
+    def _store(self, key: str, kind: str, artifact: Artifact) -> None:
+        directory = self._disk()
+        if directory is None or self._state != "ok":
+            return
+        digest = hashlib.sha256(artifact.payload).hexdigest()
+        record = {
+            "schema": _RECORD_SCHEMA_VERSION,
+            "key": key,
+            "kind": kind,
+            "size": len(artifact.payload),
+            "sha256": digest,
+            "meta": dict(artifact.meta),
+            "created": time.time(),
+        }
+        rec_bytes = json.dumps(record, sort_keys=True, indent=1).encode("utf-8") + b"\n"
+        try:
+            for _ in range(3):
+                _atomic_write(directory, f"{key}.bin", artifact.payload)
+                _atomic_write(directory, f"{key}.json", rec_bytes)
+                # A concurrent writer with different bytes may have replaced the
+                # payload between our two writes; repair until the pair agrees.
+                if _pair_consistent(directory, key):
+                    break
+        except OSError as exc:
+            with self._lock:
+                if self._state == "ok":
+                    self._disable("read-only", f"writing failed ({exc})")
+            return
+        with self._lock:
+            self._counts["stored"] += 1
+        self._evict(directory, keep=key)
+
+    def _evict(self, directory: Path, keep: str) -> None:
+        by_key: dict[str, list[tuple[Path, int, float]]] = {}
+        total = 0
+        now = time.time()
+        for path, size, mtime in self._files(directory):
+            m = _ENTRY_RE.match(path.name)
+            if m is None:  # a temp file: only a crashed writer's stale one is removed
+                if now - mtime > _STALE_TEMP_SECONDS:
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                        continue
+                total += size
+                continue
+            total += size
+            by_key.setdefault(m.group(1), []).append((path, size, mtime))
+        if total <= self.max_bytes:
+            return
+
+        def last_use(k: str) -> float:
+            return max(mt for _, _, mt in by_key[k])
+
+        for k in sorted(by_key, key=last_use):
+            if total <= self.max_bytes:
+                break
+            if k == keep:
+                continue
+            # Record first so readers see a clean miss, then the payload.
+            for path, size, _ in sorted(by_key[k], key=lambda f: f[0].suffix != ".json"):
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                    total -= size
+            with self._lock:
+                self._counts["evicted"] += 1
+
+    # ------------------------------------------------------------ listing
+
+    @staticmethod
+    def _files(directory: Path) -> list[tuple[Path, int, float]]:
+        out: list[tuple[Path, int, float]] = []
+        try:
+            with os.scandir(directory) as it:
+                for de in it:
+                    if not (_ENTRY_RE.match(de.name) or _TEMP_RE.match(de.name)):
+                        continue
+                    with contextlib.suppress(OSError):
+                        st = de.stat(follow_symlinks=False)
+                        if stat.S_ISREG(st.st_mode):
+                            out.append((Path(de.path), st.st_size, st.st_mtime))
+        except OSError:
+            return []
+        return out
+
+    @classmethod
+    def _keys(cls, directory: Path) -> list[str]:
+        return sorted(p.name[:-5] for p, _, _ in cls._files(directory) if p.name.endswith(".json"))
+
+
+def _check_key(key: str) -> None:
+    if not isinstance(key, str) or not _KEY_RE.match(key):
+        raise ValueError(f"cache keys are 64 lowercase hex digits (see cache_key); got {key!r}.")
+
+
+def _parse_record(raw: bytes, key: str, kind: str | None) -> tuple[dict[str, Any] | None, str]:
+    try:
+        record = json.loads(raw)
+    except ValueError:
+        return None, "its record is not valid JSON"
+    if not isinstance(record, dict):
+        return None, "its record is not a JSON object"
+    if record.get("schema") != _RECORD_SCHEMA_VERSION:
+        return None, f"record schema {record.get('schema')!r}, expected {_RECORD_SCHEMA_VERSION}"
+    if record.get("key") != key:
+        return None, f"its record belongs to key {record.get('key')!r}"
+    if kind is not None and record.get("kind") != kind:
+        return None, f"record kind {record.get('kind')!r}, expected {kind!r}"
+    size, sha, meta = record.get("size"), record.get("sha256"), record.get("meta")
+    if not isinstance(size, int) or not isinstance(sha, str) or not isinstance(meta, dict):
+        return None, "its record lacks size, sha256 or meta"
+    try:
+        _freeze_meta(meta)
+    except (TypeError, ValueError):
+        return None, "its record's meta holds non-scalar values"
+    return record, ""
+
+
+def _pair_consistent(directory: Path, key: str) -> bool:
+    try:
+        payload = (directory / f"{key}.bin").read_bytes()
+        record = json.loads((directory / f"{key}.json").read_bytes())
+    except FileNotFoundError:
+        return True  # cleared or evicted meanwhile: nothing to repair
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and record.get("sha256") == hashlib.sha256(payload).hexdigest()
+
+
+def _atomic_write(directory: Path, name: str, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, directory / name)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+# ---------------------------------------------------------------------------- process-wide cache
+
+_default: ArtifactCache | None = None
+_default_lock = threading.Lock()
+
+
+def _parse_bytes(text: str) -> int:
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(t[-1:], 1)
+    number = t[:-1] if scale != 1 else t
+    value = int(float(number) * scale)
+    if value < 0:
+        raise ValueError(text)
+    return value
+
+
+def _from_environment() -> ArtifactCache:
+    max_bytes = _DEFAULT_MAX_BYTES
+    raw = os.environ.get(ENV_CACHE_MAX_BYTES, "").strip()
+    if raw:
+        try:
+            max_bytes = _parse_bytes(raw)
+        except ValueError:
+            warnings.warn(
+                f"${ENV_CACHE_MAX_BYTES}={raw!r} is not a size; expected bytes such as "
+                f"1073741824 or 512M. Using the default of {_DEFAULT_MAX_BYTES} bytes.",
+                CacheWarning,
+                stacklevel=3,
+            )
+    if os.environ.get(ENV_CACHE, "").strip().lower() in _OFF:
+        cache = ArtifactCache(None, max_bytes)
+        cache._reason = f"disabled by ${ENV_CACHE}"
+        return cache
+    return ArtifactCache(default_directory(), max_bytes)
+
+
+def default_cache() -> ArtifactCache:
+    """Return the process-wide cache, configured from the environment on first use.
+
+    ``$STATEFN_SCAN_CACHE_DIR`` (folder), ``$STATEFN_SCAN_CACHE`` (``0``/``off``
+    keeps it in memory) and ``$STATEFN_SCAN_CACHE_MAX_BYTES`` (bound, default 1 GiB).
+    """
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = _from_environment()
+        return _default
+
+
+def _reset_default_cache() -> None:
+    """Forget the process-wide cache so the next use rereads the environment (test seam)."""
+    global _default
+    with _default_lock:
+        _default = None
+
+
+def get_or_build(kind: str, key: str, build: Callable[[], Artifact]) -> Artifact:
+    """:meth:`ArtifactCache.get_or_build` on :func:`default_cache`."""
+    return default_cache().get_or_build(kind, key, build)
+
+
+def stats() -> dict[str, int]:
+    """:meth:`ArtifactCache.stats` of :func:`default_cache`."""
+    return default_cache().stats()

@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Typed, stateful prefix callbacks for CUB block scans in numba-cuda kernels.
+
+Declare a callback once; every scan accepts it::
+
+    import numpy as np
+    import statefn
+
+    @statefn.stateful(np.int64)
+    def running_total(state, block_aggregate):
+        prefix = state[0]
+        state[0] = prefix + block_aggregate
+        return prefix
+
+Every accepted callable becomes one of three immutable descriptors
+(:class:`StatefulFunction`, :class:`StatelessFunction`, :class:`ScanOperator`);
+:func:`normalize` is the one entry point that makes them from any accepted
+spelling. Importing this package imports no CUDA module.
+"""
+
+from __future__ import annotations
+
+from ._descriptors import (
+    BUILTIN_OPERATORS,
+    BuiltinOperator,
+    Descriptor,
+    ScanOperator,
+    StatefulFunction,
+    StatelessFunction,
+    StateT,
+    ValueT,
+)
+from ._dtypes import STATE_DTYPES
+from ._errors import (
+    ArityError,
+    CallbackCompileError,
+    NotCallableError,
+    RoleError,
+    StateDtypeError,
+    StatefnError,
+    UnknownOperatorError,
+)
+from ._normalize import PrefixDescriptor, Role, normalize, scan_op, stateful, stateless
+
+__all__ = [
+    "BUILTIN_OPERATORS",
+    "STATE_DTYPES",
+    "ArityError",
+    "BuiltinOperator",
+    "CallbackCompileError",
+    "Descriptor",
+    "NotCallableError",
+    "PrefixDescriptor",
+    "Role",
+    "RoleError",
+    "ScanOperator",
+    "StateDtypeError",
+    "StateT",
+    "StatefnError",
+    "StatefulFunction",
+    "StatelessFunction",
+    "UnknownOperatorError",
+    "ValueT",
+    "normalize",
+    "scan_op",
+    "stateful",
+    "stateless",
+]

@@ -1,0 +1,332 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Lowering a descriptor to the pointer ABI: symbol, C declaration and LTO-IR.
+
+This is the only :mod:`statefn` module that imports Numba, and it does so
+inside functions, so importing :mod:`statefn` stays free of CUDA.
+
+Every callback lowers to one ``extern "C" __device__`` function whose operands
+are all passed by pointer and which returns an ``int`` status (always 0)::
+
+    int SYM(void* result, void* state, const void* aggregate);  // stateful
+    int SYM(void* result, const void* aggregate);               // stateless
+    int SYM(void* result, const void* lhs, const void* rhs);    // scan operator
+
+The result goes through a pointer rather than the return value, and the
+function returns a real ``int``, because Numba lowers a ``void`` C-ABI
+function to one that returns a pointer (``i8*``): a C++ ``void`` declaration
+would then disagree with the definition.
+
+The symbol ``statefn_<kind>_<key[:20]>_<value code>_<state code or none>`` is
+unique per (key, value dtype, state dtype). Results are memoised in the
+process and the same :class:`LoweredCallback` object is returned for equal
+requests, so callers may deduplicate link inputs by identity.
+
+Known limitation: a callback that calls another ``@cuda.jit(device=True)``
+function can only be lowered where a GPU is present (numba-cuda compiles the
+nested dispatcher for the current device).
+"""
+
+from __future__ import annotations
+
+import threading
+from types import FunctionType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from attrs import field, frozen
+
+from ._arity import python_function
+from ._descriptors import Descriptor, ScanOperator, StatefulFunction, StatelessFunction
+from ._dtypes import as_numeric_dtype, dtype_code
+from ._errors import CallbackCompileError, RoleError, describe_callable
+
+__all__ = ["LoweredCallback", "lower"]
+
+_PARAMS: dict[str, str] = {
+    "stateful": "void* result, void* state, const void* aggregate",
+    "stateless": "void* result, const void* aggregate",
+    "scan_op": "void* result, const void* lhs, const void* rhs",
+}
+
+
+@frozen
+class LoweredCallback:
+    """A callback compiled to the pointer ABI for one value dtype and target.
+
+    Attributes
+    ----------
+    symbol : str
+        The exported ``extern "C"`` symbol, a valid C identifier.
+    c_decl : str
+        The C++ declaration of the symbol, ready to paste into a translation unit.
+    ltoir : bytes
+        The NVVM LTO-IR defining the symbol.
+    kind : str
+        ``"stateful"``, ``"stateless"`` or ``"scan_op"``.
+    value_dtype : numpy.dtype
+        The dtype of the aggregate, operands and result.
+    state_dtype : numpy.dtype or None
+        The state dtype of a stateful callback, else None.
+
+    .. versionadded:: 0.1
+    """
+
+    symbol: str
+    c_decl: str
+    ltoir: bytes = field(repr=lambda data: f"<{len(data)} bytes>")
+    kind: str
+    value_dtype: np.dtype[Any]
+    state_dtype: np.dtype[Any] | None
+
+    @property
+    def ltoir_name(self) -> str:
+        """A file-like name for the LTO-IR, for linkers' messages."""
+        return f"{self.symbol}.ltoir"
+
+
+_MEMO: dict[tuple[str, str, str, str, tuple[int, int]], LoweredCallback] = {}
+_LOCK = threading.Lock()
+
+
+def _check_cc(cc: object) -> tuple[int, int]:
+    if (
+        isinstance(cc, tuple)
+        and len(cc) == 2
+        and all(isinstance(part, int) and not isinstance(part, bool) for part in cc)
+    ):
+        return (int(cc[0]), int(cc[1]))
+    raise TypeError(
+        f"cc must be a (major, minor) tuple of ints such as (9, 0); got {cc!r}. "
+        "Pass the target's compute capability explicitly."
+    )
+
+
+def lower(
+    descriptor: Descriptor, value_dtype: npt.DTypeLike, *, cc: tuple[int, int]
+) -> LoweredCallback:
+    """Compile *descriptor* for *value_dtype* and *cc* to the pointer ABI (memoised).
+
+    Parameters
+    ----------
+    descriptor : StatefulFunction, StatelessFunction or ScanOperator
+        A user callback. Built-in scan operators are not lowered.
+    value_dtype : dtype-like
+        The dtype of the scanned values (one of :data:`statefn.STATE_DTYPES`).
+    cc : tuple of int
+        Target compute capability, e.g. ``(9, 0)``. Always explicit: asking
+        the device would need a GPU.
+
+    Returns
+    -------
+    LoweredCallback
+        The same object for repeated equal requests in one process.
+
+    Raises
+    ------
+    RoleError
+        For a built-in :class:`ScanOperator` (CUB supplies it).
+    StateDtypeError
+        For an unsupported *value_dtype*.
+    CallbackCompileError
+        When Numba cannot compile the callback for these dtypes.
+
+    .. versionadded:: 0.1
+    """
+    if isinstance(descriptor, ScanOperator) and descriptor.builtin is not None:
+        raise RoleError(
+            f"built-in scan operator {descriptor.builtin!r} has no device function to "
+            "lower; expected a user callback. The C++ side uses CUB's functor for it: "
+            "check ScanOperator.is_builtin before lowering."
+        )
+    if not isinstance(descriptor, StatefulFunction | StatelessFunction | ScanOperator):
+        raise TypeError(
+            f"lower() takes a statefn descriptor; got {type(descriptor).__qualname__}. "
+            "Call statefn.normalize() first."
+        )
+    value_dt = as_numeric_dtype(value_dtype, what="value dtype")
+    target = _check_cc(cc)
+    state_dt = descriptor.state_dtype if isinstance(descriptor, StatefulFunction) else None
+    kind = descriptor.kind
+    memo_key = (descriptor.key, kind, value_dt.str, dtype_code(state_dt), target)
+    with _LOCK:
+        found = _MEMO.get(memo_key)
+        if found is not None:
+            return found
+        symbol = (
+            f"statefn_{kind}_{descriptor.key[:20]}_{dtype_code(value_dt)}_{dtype_code(state_dt)}"
+        )
+        fn = python_function(descriptor.op)
+        if fn is None:  # pragma: no cover - descriptors validate this at construction
+            raise TypeError(f"descriptor op {describe_callable(descriptor.op)} is not a function")
+        ltoir = _compile(kind, fn, descriptor.name, value_dt, state_dt, target, symbol)
+        lowered = LoweredCallback(
+            symbol=symbol,
+            c_decl=f'extern "C" __device__ int {symbol}({_PARAMS[kind]});',
+            ltoir=ltoir,
+            kind=kind,
+            value_dtype=value_dt,
+            state_dtype=state_dt,
+        )
+        _MEMO[memo_key] = lowered
+        return lowered
+
+
+def _renamed(fn: FunctionType, qualname: str) -> FunctionType:
+    """A copy of *fn* under a unique qualified name.
+
+    Numba names the internal (``linkonce_odr``) functions it emits after the
+    Python qualname plus a per-process counter. Two callbacks compiled in
+    different processes could otherwise carry equal internal names with
+    different bodies, and the linker would keep only one of them.
+    """
+    clone = FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    clone.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
+    clone.__qualname__ = qualname
+    clone.__module__ = fn.__module__
+    return clone
+
+
+def _omitted_defaults(fn: FunctionType) -> list[Any]:
+    """Defaults of the parameters the ABI never passes, in parameter order."""
+    code = fn.__code__
+    values = list(fn.__defaults__ or ())
+    kwdefaults = fn.__kwdefaults__ or {}
+    start = code.co_argcount
+    values += [
+        kwdefaults[name] for name in code.co_varnames[start : start + code.co_kwonlyargcount]
+    ]
+    return values
+
+
+def _compile(
+    kind: str,
+    fn: FunctionType,
+    name: str | None,
+    value_dt: np.dtype[Any],
+    state_dt: np.dtype[Any] | None,
+    cc: tuple[int, int],
+    symbol: str,
+) -> bytes:
+    try:
+        return _compile_numba(kind, fn, value_dt, state_dt, cc, symbol)
+    except Exception as exc:
+        label = repr(name) if name is not None else describe_callable(fn)
+        dtypes = f"value dtype {value_dt}" + (f", state dtype {state_dt}" if state_dt else "")
+        if any(cls.__name__ == "CudaSupportError" for cls in type(exc).__mro__):
+            advice = (
+                "Lowering a callback that calls another @cuda.jit(device=True) function "
+                "needs a GPU (numba-cuda compiles the nested function for the current "
+                "device); lower it on a machine with a GPU, or inline the helper."
+            )
+        else:
+            advice = (
+                "Check that the function compiles in a CUDA kernel with these operand "
+                "types (the state is a one-item array; the result is cast to the value "
+                "dtype)."
+            )
+        raise CallbackCompileError(
+            f"could not compile {kind} callback {label} for {dtypes} (cc {cc[0]}.{cc[1]}): "
+            f"{type(exc).__name__}: {exc}\n{advice}"
+        ) from exc
+
+
+def _compile_numba(
+    kind: str,
+    fn: FunctionType,
+    value_dt: np.dtype[Any],
+    state_dt: np.dtype[Any] | None,
+    cc: tuple[int, int],
+    symbol: str,
+) -> bytes:
+    from numba import cuda
+    from numba.cuda import types
+    from numba.cuda.extending import intrinsic
+    from numba.cuda.np.arrayobj import populate_array
+    from numba.cuda.np.numpy_support import from_dtype
+    from numba.cuda.typing.templates import signature
+
+    user_op = _renamed(fn, f"{symbol}__op")
+    defaults = _omitted_defaults(fn)
+    omitted = [types.Omitted(value) for value in defaults]
+    VT = from_dtype(value_dt)
+    ptr_v = types.CPointer(VT)
+
+    def call_user(context: Any, builder: Any, arg_types: list[Any], args: list[Any]) -> Any:
+        # compile_subroutine(caching=False): Numba's internal cache keys on the
+        # code object and closure only, so functions differing in defaults or
+        # globals would otherwise share one compiled body.
+        sig = signature(VT, *arg_types, *omitted)
+        cres = context.compile_subroutine(builder, user_op, sig, caching=False)
+        filler = [context.get_dummy_value() for _ in omitted]
+        return context.call_internal(builder, cres.fndesc, sig, [*args, *filler])
+
+    if kind == "stateful":
+        assert state_dt is not None
+        ST = from_dtype(state_dt)
+        ARR = types.Array(ST, 1, "C")
+
+        @intrinsic  # type: ignore[untyped-decorator]
+        def call_stateful(typingctx: Any, state_ptr: Any, agg: Any) -> Any:
+            def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+                ptr, aggv = args
+                ary = context.make_array(ARR)(context, builder)
+                itemsize = context.get_abi_sizeof(context.get_data_type(ST))
+                one = context.get_constant(types.intp, 1)
+                size = context.get_constant(types.intp, itemsize)
+                populate_array(
+                    ary, data=ptr, shape=[one], strides=[size], itemsize=size, meminfo=None
+                )
+                return call_user(context, builder, [ARR, VT], [ary._getvalue(), aggv])
+
+            return signature(VT, state_ptr, agg), codegen
+
+        def stateful_wrapper(result: Any, state: Any, agg: Any) -> int:
+            result[0] = call_stateful(state, agg[0])
+            return 0
+
+        wrapper: Any = stateful_wrapper
+        argtypes: tuple[Any, ...] = (ptr_v, types.CPointer(ST), ptr_v)
+    elif kind == "stateless":
+
+        @intrinsic  # type: ignore[untyped-decorator]
+        def call_stateless(typingctx: Any, agg: Any) -> Any:
+            def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+                return call_user(context, builder, [VT], list(args))
+
+            return signature(VT, agg), codegen
+
+        def stateless_wrapper(result: Any, agg: Any) -> int:
+            result[0] = call_stateless(agg[0])
+            return 0
+
+        wrapper = stateless_wrapper
+        argtypes = (ptr_v, ptr_v)
+    else:
+
+        @intrinsic  # type: ignore[untyped-decorator]
+        def call_binary(typingctx: Any, lhs: Any, rhs: Any) -> Any:
+            def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+                return call_user(context, builder, [VT, VT], list(args))
+
+            return signature(VT, lhs, rhs), codegen
+
+        def binary_wrapper(result: Any, lhs: Any, rhs: Any) -> int:
+            result[0] = call_binary(lhs[0], rhs[0])
+            return 0
+
+        wrapper = binary_wrapper
+        argtypes = (ptr_v, ptr_v, ptr_v)
+
+    wrapper.__qualname__ = symbol
+    wrapper.__name__ = symbol
+    ltoir, _ = cuda.compile(
+        wrapper,
+        types.int32(*argtypes),
+        device=True,
+        abi="c",
+        abi_info={"abi_name": symbol},
+        output="ltoir",
+        cc=cc,
+    )
+    return bytes(ltoir)

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Helpers shared by the compile tests: compile kernels for a target with no GPU."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from numba import cuda
+
+CC = (9, 0)
+
+
+def compile_kernel(pyfunc: Callable[..., Any], argtypes: Sequence[Any]) -> list[Any]:
+    """LTO-IR of a kernel and every object it links, for :data:`CC`."""
+    codes, _ = cuda.compile_all(
+        pyfunc, tuple(argtypes), device=False, abi="numba", output="ltoir", cc=CC
+    )
+    return list(codes)
+
+
+def link_cubin(codes: Sequence[Any]) -> bytes:
+    """Link LTO-IR objects into one sm_90 cubin with nvJitLink."""
+    from cuda.core import Linker, LinkerOptions, ObjectCode
+
+    objs = [ObjectCode.from_ltoir(c if isinstance(c, bytes) else c.data) for c in codes]
+    opts = LinkerOptions(arch=f"sm_{CC[0]}{CC[1]}", link_time_optimization=True)
+    return bytes(Linker(*objs, options=opts).link("cubin").code)
+
+
+def typing_error(pyfunc: Callable[..., Any], argtypes: Sequence[Any]) -> str:
+    """The message of the error compiling ``pyfunc`` raises (fails if none)."""
+    try:
+        compile_kernel(pyfunc, argtypes)
+    except Exception as exc:  # numba wraps the library's error in a TypingError
+        return f"{type(exc).__name__}: {exc}"
+    raise AssertionError("the kernel compiled but was expected to be rejected")

@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Generated C++ is deterministic, readable and pinned by golden files.
+
+Regenerate the goldens after an intended change with
+``STATEFN_SCAN_UPDATE_GOLDEN=1 pytest tests/scan/test_codegen.py``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import statefn
+from scan._codegen import CallbackDecl, provider_symbol, render_scan, render_tile_io
+from scan._plan import ArrayFact, ScalarFact, plan_scan, plan_tile_io
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("STATEFN_SCAN_UPDATE_GOLDEN") == "1"
+
+
+@statefn.stateful(np.int64, name="running_total")
+def running_total(state, block_aggregate):
+    prefix = state[0]
+    state[0] = prefix + block_aggregate
+    return prefix
+
+
+PREFIX = CallbackDecl(
+    symbol="statefn_stateful_cb",
+    c_decl='extern "C" __device__ int statefn_stateful_cb(void* result, void* state, '
+    "const void* aggregate);",
+)
+
+
+def scan_plan(**over):
+    kwargs = {
+        "function": "inclusive_sum",
+        "values": ArrayFact(np.int32, 1, 4),
+        "out": None,
+        "mode": "inclusive",
+        "scan_op": "+",
+        "initial_value": None,
+        "prefix_op": None,
+        "prefix_state": None,
+        "block_aggregate": None,
+        "algorithm": "raking",
+        "temp_storage": None,
+        "block": (128, 1, 1),
+    }
+    kwargs.update(over)
+    return plan_scan(**kwargs)
+
+
+CASES = {
+    "inclusive_sum_stateful": (
+        scan_plan(prefix_op=running_total, prefix_state=ArrayFact(np.int64, 1, 1)),
+        {"prefix_callback": PREFIX},
+    ),
+    "exclusive_max_init_caller_temp": (
+        scan_plan(
+            function="exclusive_scan",
+            mode="exclusive",
+            scan_op="max",
+            initial_value=ScalarFact(np.float32),
+            values=ArrayFact(np.float32, 1, 2),
+            temp_storage=ArrayFact(np.uint8),
+            algorithm="warp_scans",
+            block=(8, 4, 2),
+        ),
+        {},
+    ),
+}
+
+
+def io_plan(**over):
+    kwargs = {
+        "function": "load",
+        "array": ArrayFact(np.float64),
+        "items": ArrayFact(np.float64, 1, 4),
+        "algorithm": "vectorize",
+        "oob_default": ScalarFact(np.float64),
+        "temp_storage": None,
+        "block": (256, 1, 1),
+    }
+    kwargs.update(over)
+    return plan_tile_io(**kwargs)
+
+
+IO_CASES = {
+    "load_vectorize_oob": io_plan(),
+    "store_warp_transpose": io_plan(function="store", algorithm="warp_transpose", oob_default=None),
+}
+
+
+def check_golden(name: str, text: str) -> None:
+    path = GOLDEN / f"{name}.cu"
+    if UPDATE:
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{path} differs from generated text"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_scan_golden(name):
+    plan, kw = CASES[name]
+    text = render_scan(plan, **kw)
+    assert text == render_scan(plan, **kw)  # deterministic
+    check_golden(name, text)
+
+
+@pytest.mark.parametrize("name", sorted(IO_CASES))
+def test_tile_io_golden(name):
+    check_golden(name, render_tile_io(IO_CASES[name]))
+
+
+def test_structure_of_a_stateful_scan():
+    plan, kw = CASES["inclusive_sum_stateful"]
+    text = render_scan(plan, **kw)
+    symbol = provider_symbol("scan", plan.key)
+    assert f'extern "C" __device__ int {symbol}(' in text
+    assert "cub::BlockScan<value_t, 128, cub::BLOCK_SCAN_RAKING, 1, 1>" in text
+    assert "using value_t = int;" in text
+    assert PREFIX.c_decl in text
+    assert "statefn_stateful_cb(&r, state, &block_aggregate)" in text
+    assert "block_scan_t(temp_storage).InclusiveSum(input, output, prefix_op);" in text
+    assert "__shared__ temp_storage_t library_temp_storage;" in text
+    assert "__syncthreads();" in text
+    assert f"{symbol}_temp_bytes = sizeof(temp_storage_t)" in text
+    assert f"plan key: {plan.key}" in text
+
+
+def test_no_barrier_when_opted_out_or_not_needed():
+    plan = scan_plan(auto_sync=False)
+    assert "__syncthreads" not in render_scan(plan)
+    assert "__syncthreads" not in render_tile_io(io_plan(algorithm="direct"))
+    assert "__syncthreads" in render_tile_io(io_plan(algorithm="transpose"))
+
+
+@pytest.mark.parametrize(
+    ("over", "call"),
+    [
+        ({}, "InclusiveSum(input, output)"),
+        ({"mode": "exclusive", "function": "exclusive_sum"}, "ExclusiveSum(input, output)"),
+        ({"scan_op": "min"}, "InclusiveScan(input, output, scan_op_t{})"),
+        (
+            {"scan_op": "*", "initial_value": ScalarFact(np.int32)},
+            "InclusiveScan(input, output, *static_cast<const value_t*>(initial_value), "
+            "scan_op_t{})",
+        ),
+        (
+            {"block_aggregate": ArrayFact(np.int32, 1, 1)},
+            "InclusiveSum(input, output, *static_cast<value_t*>(block_aggregate))",
+        ),
+        (
+            {"mode": "exclusive", "scan_op": "|", "initial_value": ScalarFact(np.int32)},
+            "ExclusiveScan(input, output, *static_cast<const value_t*>(initial_value), "
+            "scan_op_t{})",
+        ),
+    ],
+)
+def test_cub_overload_per_option(over, call):
+    assert f"block_scan_t(temp_storage).{call};" in render_scan(scan_plan(**over))
