@@ -11,20 +11,22 @@ from numba import cuda
 CC = (9, 0)
 
 
-def compile_kernel(pyfunc: Callable[..., Any], argtypes: Sequence[Any]) -> list[Any]:
-    """LTO-IR of a kernel and every object it links, for :data:`CC`."""
+def compile_kernel(
+    pyfunc: Callable[..., Any], argtypes: Sequence[Any], cc: tuple[int, int] = CC
+) -> list[Any]:
+    """LTO-IR of a kernel and every object it links, for ``cc``."""
     codes, _ = cuda.compile_all(
-        pyfunc, tuple(argtypes), device=False, abi="numba", output="ltoir", cc=CC
+        pyfunc, tuple(argtypes), device=False, abi="numba", output="ltoir", cc=cc
     )
     return list(codes)
 
 
-def link_cubin(codes: Sequence[Any]) -> bytes:
-    """Link LTO-IR objects into one sm_90 cubin with nvJitLink."""
+def link_cubin(codes: Sequence[Any], cc: tuple[int, int] = CC) -> bytes:
+    """Link LTO-IR objects into one cubin for ``cc`` with nvJitLink."""
     from cuda.core import Linker, LinkerOptions, ObjectCode
 
     objs = [ObjectCode.from_ltoir(c if isinstance(c, bytes) else c.data) for c in codes]
-    opts = LinkerOptions(arch=f"sm_{CC[0]}{CC[1]}", link_time_optimization=True)
+    opts = LinkerOptions(arch=f"sm_{cc[0]}{cc[1]}", link_time_optimization=True)
     return bytes(Linker(*objs, options=opts).link("cubin").code)
 
 

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Build the wheel, install it into a fresh environment outside the source tree,
+and check there what a user gets: both packages import, ``py.typed`` markers,
+the C++ templates and the typing stubs are present, and every public name
+resolves. Source-tree tests alone would hide a file missing from the wheel.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CHECK = r'''
+import importlib, importlib.util, pathlib, sys
+here = pathlib.Path.cwd().resolve()
+import statefn, scan, scan.block
+for mod in (statefn, scan):
+    path = pathlib.Path(mod.__file__).resolve()
+    assert here not in path.parents, f"{mod.__name__} imported from the source tree: {path}"
+    assert (path.parent / "py.typed").is_file(), f"{mod.__name__} has no py.typed"
+    for name in mod.__all__:
+        getattr(mod, name)
+for name in scan.block.__all__:
+    getattr(scan.block, name)
+pkg = pathlib.Path(scan.__file__).parent
+for name in ("scan.cuh.in", "tile_io.cuh.in"):
+    assert (pkg / "_templates" / name).is_file(), f"template {name} missing"
+assert (pkg / "block.pyi").is_file(), "scan/block.pyi missing"
+spec = importlib.util.find_spec("numba")
+site = pathlib.Path(spec.origin).parent.parent
+stubs = site / "numba-stubs"
+assert (stubs / "cuda" / "__init__.pyi").is_file(), "numba-stubs/cuda/__init__.pyi missing"
+assert (stubs / "py.typed").read_text().strip() == "partial", "numba-stubs/py.typed must say partial"
+print("wheel contents ok:", sorted(statefn.__all__)[:3], "...", sorted(scan.__all__))
+'''
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="wheel-check-") as tmp:
+        dist = Path(tmp) / "dist"
+        subprocess.run(
+            [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        wheels = sorted(dist.glob("*.whl"))
+        assert len(wheels) == 1, wheels
+        env = Path(tmp) / "env"
+        venv.create(env, with_pip=True)
+        py = env / "bin" / "python"
+        subprocess.run([py, "-m", "pip", "install", "-q", str(wheels[0])], check=True)
+        work = Path(tmp) / "elsewhere"
+        work.mkdir()
+        subprocess.run([py, "-c", CHECK], check=True, cwd=work)
+        print(f"installed {wheels[0].name} into a fresh environment and checked it")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
