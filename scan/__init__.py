@@ -20,7 +20,11 @@ from . import _sim_switch, block
 from ._cache import CacheWarning
 from ._errors import CompileError, PlanError, ScanError, ScanTypeError
 
-if not _sim_switch.ACTIVE:
+if _sim_switch.ACTIVE:
+    from . import _sim
+
+    _sim.install()
+else:
     from . import _registry  # noqa: F401  (registers typing and lowering)
 
 __all__ = ["CacheWarning", "CompileError", "PlanError", "ScanError", "ScanTypeError", "block"]

@@ -13,8 +13,17 @@ from ._plan import ArrayFact, plan_scan, plan_tile_io, resolve_block
 __all__ = ["temp_storage_layout"]
 
 
+#: The simulator has no real device: layouts there are those of this target.
+SIMULATOR_CC = (9, 0)
+
+
 def _default_cc() -> tuple[int, int]:
     from numba import cuda
+
+    from . import _sim_switch
+
+    if _sim_switch.ACTIVE:
+        return SIMULATOR_CC
 
     if not cuda.is_available():
         raise PlanError(

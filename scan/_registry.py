@@ -88,6 +88,7 @@ def _fold_signature(name: str) -> inspect.Signature:
             default=None if p.default is inspect.Parameter.empty and i > 0 else p.default,
         )
         for i, p in enumerate(_public_signature(name).parameters.values())
+        if p.kind is not inspect.Parameter.VAR_KEYWORD
     ]
     params.append(
         inspect.Parameter(_LENGTHS_KW, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
@@ -310,7 +311,11 @@ def _launch_block() -> tuple[int, int, int] | None:
 
 def _bind(name: str, args: tuple[Any, ...], kws: Mapping[str, Any]) -> dict[str, Any]:
     visible = {k: v for k, v in kws.items() if k != _LENGTHS_KW}
-    allowed = set(_PUBLIC_SIGS[name].parameters)
+    allowed = {
+        p.name
+        for p in _PUBLIC_SIGS[name].parameters.values()
+        if p.kind is not inspect.Parameter.VAR_KEYWORD
+    }
     check_unknown_keywords(name, visible, allowed)
     try:
         bound = _PUBLIC_SIGS[name].bind(*args, **visible)

@@ -24,7 +24,8 @@ def call(function: str, values: Any, out: Any, arguments: Mapping[str, Any]) -> 
     """Run a scan entry point in the simulator."""
     from . import _sim
 
-    options = {k: v for k, v in arguments.items() if k not in ("values", "out")}
+    options = {k: v for k, v in arguments.items() if k not in ("values", "out", "unexpected")}
+    options.update(arguments.get("unexpected", {}))
     return _sim.scan_call(function, values, out, options)
 
 
@@ -34,6 +35,7 @@ def call_io(
     """Run ``load``/``store`` in the simulator."""
     from . import _sim
 
-    skip = ("src", "dst", "offset", "items")
+    skip = ("src", "dst", "offset", "items", "unexpected")
     options = {k: v for k, v in arguments.items() if k not in skip}
+    options.update(arguments.get("unexpected", {}))
     _sim.tile_io_call(function, array, offset, items, options)

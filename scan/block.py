@@ -79,6 +79,7 @@ def scan(
     threads: Any = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    **unexpected: Any,
 ) -> Any:
     """Block-wide scan with any operator (``cub::BlockScan``).
 
@@ -118,6 +119,9 @@ def scan(
         Only needed when ``values`` is not a local array of literal length.
     auto_sync : bool
         Insert the block barrier CUB requires before temp storage is reused.
+    **unexpected
+        Refused with a message naming the right keyword (e.g. the retired
+        ``block_prefix_callback_op=``).
 
     Returns
     -------
@@ -141,6 +145,7 @@ def inclusive_sum(
     threads: Any = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    **unexpected: Any,
 ) -> Any:
     """Block-wide inclusive prefix sum. Parameters as in :func:`scan`."""
     if _sim_switch.ACTIVE:
@@ -160,6 +165,7 @@ def exclusive_sum(
     threads: Any = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    **unexpected: Any,
 ) -> Any:
     """Block-wide exclusive prefix sum (thread 0's first output is 0, or the prefix).
 
@@ -184,6 +190,7 @@ def inclusive_scan(
     threads: Any = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    **unexpected: Any,
 ) -> Any:
     """Block-wide inclusive scan with ``scan_op``. Parameters as in :func:`scan`."""
     if _sim_switch.ACTIVE:
@@ -205,6 +212,7 @@ def exclusive_scan(
     threads: Any = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    **unexpected: Any,
 ) -> Any:
     """Block-wide exclusive scan with ``scan_op``. Parameters as in :func:`scan`.
 
@@ -227,11 +235,14 @@ def load(
     threads: Any = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    **unexpected: Any,
 ) -> None:
     """Load one tile ``src[offset : offset + threads * len(items)]`` (``cub::BlockLoad``).
 
     Thread ``t`` receives items ``t * len(items) ... (t + 1) * len(items) - 1``
-    of the tile (blocked arrangement), whatever the algorithm.
+    of the tile (blocked arrangement) with every algorithm except ``"striped"``,
+    which gives CUB's striped arrangement (item ``i`` of thread ``t`` is tile
+    item ``i * threads + t``).
 
     Parameters
     ----------
@@ -272,6 +283,7 @@ def store(
     threads: Any = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    **unexpected: Any,
 ) -> None:
     """Store one tile to ``dst[offset : offset + threads * len(items)]`` (``cub::BlockStore``).
 

@@ -1,0 +1,600 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Block scan and tile I/O cases that run unchanged on the simulator and on a GPU.
+
+A case is a small frozen description (:class:`ScanCase`, :class:`IOCase`).
+From it this module builds
+
+* the kernel (:func:`scan_kernel`, :func:`io_kernel`): generated Python source
+  that calls :mod:`scan.block` with exactly the keywords the case needs, every
+  option a compile-time constant (closure variable), compiled by ``cuda.jit``;
+* inputs (:func:`scan_inputs`, :func:`io_inputs`);
+* the NumPy reference (:func:`scan_reference`, :func:`io_reference`): CUB's
+  contract written out sequentially: per row, tile by tile, the calling lanes
+  run the prefix callback on their own state, thread 0's return seeds the tile;
+* a runner (:func:`run_scan`, :func:`run_io`) launching one block per row.
+
+Kernels are defined in this module, which imports ``cuda`` at top level: under
+``NUMBA_ENABLE_CUDASIM=1`` numba's simulator swaps that global for its
+per-launch module while a kernel of this module runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numba import cuda
+
+import statefn
+from scan import block  # noqa: F401  (the generated kernels call it)
+
+__all__ = [
+    "BITWISE",
+    "OPERATORS",
+    "IOCase",
+    "ScanCase",
+    "callers",
+    "io_inputs",
+    "io_kernel",
+    "io_reference",
+    "run_io",
+    "run_scan",
+    "scan_inputs",
+    "scan_kernel",
+    "scan_reference",
+]
+
+OPERATORS = ("+", "*", "min", "max", "&", "|", "^")
+BITWISE = ("&", "|", "^")
+SENTINEL = 77  # what items/destinations hold before a load/store touches them
+
+# ---------------------------------------------------------------------------
+# callbacks and operators (numba-compilable; plain Python on the simulator)
+
+
+@cuda.jit(device=True)
+def user_add(a, b):
+    """A user scan operator (not a built-in): ``a + b``."""
+    return a + b
+
+
+def _running_add(state, block_aggregate):
+    prefix = state[0]
+    state[0] = prefix + block_aggregate
+    return prefix
+
+
+def _running_mul(state, block_aggregate):
+    prefix = state[0]
+    state[0] = prefix * block_aggregate
+    return prefix
+
+
+def _running_min(state, block_aggregate):
+    prefix = state[0]
+    state[0] = min(prefix, block_aggregate)
+    return prefix
+
+
+def _running_max(state, block_aggregate):
+    prefix = state[0]
+    state[0] = max(prefix, block_aggregate)
+    return prefix
+
+
+def _running_and(state, block_aggregate):
+    prefix = state[0]
+    state[0] = prefix & block_aggregate
+    return prefix
+
+
+def _running_or(state, block_aggregate):
+    prefix = state[0]
+    state[0] = prefix | block_aggregate
+    return prefix
+
+
+def _running_xor(state, block_aggregate):
+    prefix = state[0]
+    state[0] = prefix ^ block_aggregate
+    return prefix
+
+
+def _count_calls(state, block_aggregate):
+    state[0] = state[0] + 1
+    return block_aggregate - block_aggregate
+
+
+def _ten(block_aggregate):
+    return block_aggregate - block_aggregate + 10
+
+
+_RUNNING = {
+    "+": _running_add,
+    "*": _running_mul,
+    "min": _running_min,
+    "max": _running_max,
+    "&": _running_and,
+    "|": _running_or,
+    "^": _running_xor,
+}
+
+
+@functools.cache
+def running(op: str, state_dtype: str) -> statefn.StatefulFunction[Any, Any]:
+    """Stateful callback: returns its state, then folds the aggregate into it with *op*."""
+    return statefn.stateful(np.dtype(state_dtype), name=f"running_{op}")(_RUNNING[op])
+
+
+@functools.cache
+def count_calls(state_dtype: str) -> statefn.StatefulFunction[Any, Any]:
+    """Stateful callback counting its calls in its state; returns 0."""
+    return statefn.stateful(np.dtype(state_dtype), name="count_calls")(_count_calls)
+
+
+TEN = statefn.stateless(_ten)
+"""Stateless callback returning 10."""
+
+# scalar references of the operators, with the generated C++'s semantics
+_REF_OPS = {
+    "+": lambda a, b: a + b,
+    "*": lambda a, b: a * b,
+    "min": lambda a, b: b if b < a else a,
+    "max": lambda a, b: b if a < b else a,
+    "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b,
+    "^": lambda a, b: a ^ b,
+    "user_add": lambda a, b: a + b,
+}
+
+
+def callers(threads: int, algorithm: str) -> int:
+    """Threads (ranks ``0 .. n-1``) that call the prefix callback, per CUB."""
+    if algorithm == "warp_scans":
+        return 32
+    if threads <= 32:
+        return threads
+    segment = -(-threads // 32)
+    return -(-threads // segment)
+
+
+# ---------------------------------------------------------------------------
+# scans
+
+
+@dataclass(frozen=True)
+class ScanCase:
+    """One block-scan configuration.
+
+    Attributes
+    ----------
+    entry : str
+        ``scan``, ``inclusive_sum``, ``exclusive_sum``, ``inclusive_scan`` or ``exclusive_scan``.
+    mode : str
+        ``inclusive`` or ``exclusive`` (must agree with *entry*).
+    op : str
+        A built-in operator or ``user_add`` (a ``@cuda.jit(device=True)`` function).
+    dtype : str
+        The value dtype.
+    block : tuple of int
+        Launch block shape.
+    items_per_thread : int
+        0 for a scalar payload.
+    tiles : int
+        Tiles per row; the prefix is carried between them.
+    algorithm : str
+    prefix : str
+        ``none``, ``running`` (stateful, folds with *op*), ``count`` (stateful,
+        counts calls, returns 0) or ``stateless`` (returns 10).
+    state_dtype : str
+    initial_value : int or float or None
+    aggregate : bool
+        Whether the block aggregate is written out.
+    out_of_place : bool
+        Array payloads: write a separate ``out`` array.
+    explicit_threads : bool
+        Pass ``threads=`` as well as launching with the block shape.
+    auto_sync : bool
+    """
+
+    entry: str = "inclusive_sum"
+    mode: str = "inclusive"
+    op: str = "+"
+    dtype: str = "int32"
+    block: tuple[int, int, int] = (32, 1, 1)
+    items_per_thread: int = 1
+    tiles: int = 1
+    algorithm: str = "raking"
+    prefix: str = "none"
+    state_dtype: str = "int64"
+    initial_value: int | float | None = None
+    aggregate: bool = False
+    out_of_place: bool = False
+    explicit_threads: bool = False
+    auto_sync: bool = True
+
+    @property
+    def threads(self) -> int:
+        """Threads per block."""
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def ipt(self) -> int:
+        """Items per thread (1 for a scalar payload)."""
+        return max(self.items_per_thread, 1)
+
+    @property
+    def tile_items(self) -> int:
+        """Items per tile."""
+        return self.threads * self.ipt
+
+    def prefix_descriptor(self) -> Any:
+        """The prefix callback the kernel passes (None without one)."""
+        if self.prefix == "running":
+            return running("+" if self.op == "user_add" else self.op, self.state_dtype)
+        if self.prefix == "count":
+            return count_calls(self.state_dtype)
+        if self.prefix == "stateless":
+            return TEN
+        return None
+
+    @property
+    def stateful(self) -> bool:
+        """Whether the callback carries state."""
+        return self.prefix in ("running", "count")
+
+
+def _scan_source(case: ScanCase) -> str:
+    value_line = "x" if case.items_per_thread == 0 else "items"
+    kwargs: list[str] = []
+    if case.entry == "scan":
+        kwargs.append("mode=MODE")
+    if not case.entry.endswith("_sum"):
+        kwargs.append("scan_op=OP")
+    if case.initial_value is not None:
+        kwargs.append("initial_value=INIT")
+    if case.prefix != "none":
+        kwargs.append("prefix_op=PREFIX")
+    if case.stateful:
+        kwargs.append("prefix_state=state")
+    if case.aggregate:
+        kwargs.append("block_aggregate=agg")
+    kwargs.append("algorithm=ALGO")
+    if case.explicit_threads:
+        kwargs.append("threads=SHAPE")
+    if not case.auto_sync:
+        kwargs.append("auto_sync=False")
+    call_kw = ", ".join(kwargs)
+    lines = [
+        "def factory(VALUE, STATE, IPT, TILES, THREADS, MODE, OP, INIT, PREFIX, ALGO, SHAPE):",
+        "    def kernel(src, dst, states, aggs, state_init):",
+        "        rank = cuda.threadIdx.x + cuda.blockDim.x * (",
+        "            cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)",
+        "        row = cuda.blockIdx.x",
+    ]
+    if case.stateful:
+        lines += [
+            "        state = cuda.local.array(1, STATE)",
+            "        state[0] = state_init[row, rank]",
+        ]
+    if case.aggregate:
+        lines.append("        agg = cuda.local.array(1, VALUE)")
+    if case.items_per_thread > 0:
+        lines.append("        items = cuda.local.array(IPT, VALUE)")
+        if case.out_of_place:
+            lines.append("        res = cuda.local.array(IPT, VALUE)")
+    lines += [
+        "        for tile in range(TILES):",
+        "            base = (tile * THREADS + rank) * IPT",
+    ]
+    if case.items_per_thread == 0:
+        lines += [
+            f"            x = block.{case.entry}(src[row, base], {call_kw})",
+            "            dst[row, base] = x",
+        ]
+    else:
+        target = "res" if case.out_of_place else "items"
+        out_arg = ", res" if case.out_of_place else ""
+        lines += [
+            "            for i in range(IPT):",
+            "                items[i] = src[row, base + i]",
+            f"            block.{case.entry}({value_line}{out_arg}, {call_kw})",
+            "            for i in range(IPT):",
+            f"                dst[row, base + i] = {target}[i]",
+        ]
+    if case.stateful:
+        lines.append("            states[row, tile, rank] = state[0]")
+    if case.aggregate:
+        lines.append("            aggs[row, tile, rank] = agg[0]")
+    if not case.auto_sync:
+        lines.append("            cuda.syncthreads()")
+    lines.append("    return kernel")
+    return "\n".join(lines) + "\n"
+
+
+def _compile(source: str, name: str) -> Any:
+    namespace = globals()  # kernels must live in this module (simulator swaps `cuda` here)
+    code = compile(source, f"<{name}>", "exec")
+    exec(code, namespace)
+    return namespace.pop("factory")
+
+
+@functools.cache
+def scan_kernel(case: ScanCase) -> Any:
+    """The ``cuda.jit`` kernel of *case*: one block per row, ``case.tiles`` tiles."""
+    factory = _compile(_scan_source(case), f"scan_kernel {case}")
+    dtype = np.dtype(case.dtype).type
+    init = None if case.initial_value is None else dtype(case.initial_value)
+    op: Any = user_add if case.op == "user_add" else case.op
+    kernel = factory(
+        dtype,
+        np.dtype(case.state_dtype).type,
+        case.ipt,
+        case.tiles,
+        case.threads,
+        case.mode,
+        op,
+        init,
+        case.prefix_descriptor(),
+        case.algorithm,
+        case.block,
+    )
+    return cuda.jit(kernel)
+
+
+def _values(rng: np.random.Generator, dtype: np.dtype[Any], op: str, size: Any) -> Any:
+    if dtype.kind == "f":
+        if op == "*":
+            return rng.choice(np.array([1.0, -1.0, 1.0, 2.0, 0.5], dtype=dtype), size=size)
+        return rng.integers(-8, 9, size=size).astype(dtype)
+    info = np.iinfo(dtype)
+    if op == "*":
+        return rng.integers(max(info.min, -3), 4, size=size).astype(dtype)
+    if op in ("+", "user_add"):
+        return rng.integers(max(info.min, -50), min(info.max, 50) + 1, size=size).astype(dtype)
+    return rng.integers(info.min, int(info.max) + 1, size=size, dtype=dtype)
+
+
+def scan_inputs(
+    case: ScanCase, rows: int, seed: int = 0, uniform_state: bool = True
+) -> tuple[Any, Any]:
+    """Random ``src`` (rows x tiles*tile_items) and per-thread initial states.
+
+    With ``uniform_state=False`` every thread starts from a different state,
+    which breaks the callback contract on purpose (only thread 0's counts).
+    """
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(case.dtype)
+    src = _values(rng, dtype, case.op, (rows, case.tiles * case.tile_items))
+    sdtype = np.dtype(case.state_dtype)
+    if case.prefix == "count":
+        first = np.zeros(rows, dtype=sdtype)
+    else:
+        first = _values(rng, sdtype, case.op, rows)
+    state_init = np.repeat(first[:, None], case.threads, axis=1)
+    if not uniform_state:
+        spread = _values(rng, sdtype, case.op, (rows, case.threads))
+        spread[:, 0] = first
+        state_init = spread
+    return src, np.ascontiguousarray(state_init)
+
+
+def scan_reference(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
+    """What CUB computes for *case*, sequentially in NumPy.
+
+    Returns ``dst``, ``states`` (rows x tiles x threads, after each tile) and
+    ``aggs`` (rows x tiles x threads).
+    """
+    dtype = np.dtype(case.dtype)
+    sdtype = np.dtype(case.state_dtype)
+    op = _REF_OPS[case.op]
+    rows = src.shape[0]
+    threads = case.threads
+    n_callers = callers(threads, case.algorithm)
+    dst = np.zeros_like(src)
+    states = np.zeros((rows, case.tiles, threads), dtype=sdtype)
+    aggs = np.zeros((rows, case.tiles, threads), dtype=dtype)
+    with np.errstate(all="ignore"):
+        for row in range(rows):
+            state = state_init[row].astype(sdtype).copy()
+            for tile in range(case.tiles):
+                lo = tile * case.tile_items
+                x = src[row, lo : lo + case.tile_items].astype(dtype)
+                inclusive = list(itertools.accumulate(x, op))
+                aggregate = inclusive[-1]
+                seed: Any = None
+                if case.prefix in ("running", "count"):
+                    returns = []
+                    for lane in range(n_callers):
+                        returns.append(state[lane])
+                        if case.prefix == "count":
+                            state[lane] = state[lane] + 1
+                        else:
+                            fold = _REF_OPS["+" if case.op == "user_add" else case.op]
+                            state[lane] = np.asarray(fold(state[lane], aggregate)).astype(sdtype)
+                    seed = np.asarray(returns[0]).astype(dtype)[()]
+                    if case.prefix == "count":
+                        seed = dtype.type(0)
+                elif case.prefix == "stateless":
+                    seed = dtype.type(10)
+                elif case.initial_value is not None:
+                    seed = dtype.type(case.initial_value)
+                elif case.mode == "exclusive":
+                    seed = dtype.type(0)
+                if case.mode == "inclusive":
+                    out = inclusive if seed is None else [op(seed, v) for v in inclusive]
+                else:
+                    out = [seed] + [op(seed, v) for v in inclusive[:-1]]
+                dst[row, lo : lo + case.tile_items] = np.asarray(out).astype(dtype)
+                states[row, tile] = state
+                aggs[row, tile] = aggregate
+    return {"dst": dst, "states": states, "aggs": aggs}
+
+
+def run_scan(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
+    """Launch *case*'s kernel (one block per row); returns ``dst``, ``states``, ``aggs``."""
+    rows = src.shape[0]
+    dst = np.zeros_like(src)
+    states = np.zeros((rows, case.tiles, case.threads), dtype=np.dtype(case.state_dtype))
+    aggs = np.zeros((rows, case.tiles, case.threads), dtype=np.dtype(case.dtype))
+    scan_kernel(case)[rows, case.block](src, dst, states, aggs, state_init)
+    return {"dst": dst, "states": states, "aggs": aggs}
+
+
+def assert_scan_matches(case: ScanCase, got: dict[str, Any], want: dict[str, Any]) -> None:
+    """Compare outputs: integers exactly, floats with a tolerance."""
+    keys = ["dst"]
+    if case.stateful:
+        keys.append("states")
+    if case.aggregate:
+        keys.append("aggs")
+    for key in keys:
+        if got[key].dtype.kind == "f":
+            np.testing.assert_allclose(got[key], want[key], rtol=1e-5, atol=1e-6, err_msg=key)
+        else:
+            np.testing.assert_array_equal(got[key], want[key], err_msg=key)
+
+
+# ---------------------------------------------------------------------------
+# tile I/O
+
+
+@dataclass(frozen=True)
+class IOCase:
+    """One load/store configuration: ``length`` items per row, moved tile by tile.
+
+    ``valid_items`` (None or int) and ``oob_default`` (None or number) are
+    passed to every tile's calls; the same ``algorithm`` loads and stores.
+    """
+
+    dtype: str = "int32"
+    block: tuple[int, int, int] = (32, 1, 1)
+    items_per_thread: int = 2
+    length: int = 64
+    algorithm: str | None = None
+    valid_items: int | None = None
+    oob_default: int | float | None = None
+
+    @property
+    def threads(self) -> int:
+        """Threads per block."""
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def tile_items(self) -> int:
+        """Items per tile."""
+        return self.threads * self.items_per_thread
+
+    @property
+    def tiles(self) -> int:
+        """Tiles per row (the last may be partial)."""
+        return -(-self.length // self.tile_items)
+
+
+def _io_source(case: IOCase) -> str:
+    load_kw = []
+    store_kw = []
+    if case.valid_items is not None:
+        load_kw.append("valid_items=VALID")
+        store_kw.append("valid_items=VALID")
+    if case.oob_default is not None:
+        load_kw.append("oob_default=OOB")
+    if case.algorithm is not None:
+        load_kw.append("algorithm=ALGO")
+        store_kw.append("algorithm=ALGO")
+    lk = "".join(", " + k for k in load_kw)
+    sk = "".join(", " + k for k in store_kw)
+    return (
+        "def factory(VALUE, IPT, TILES, TILE, VALID, OOB, ALGO, FILL):\n"
+        "    def kernel(src, dst, loaded):\n"
+        "        rank = cuda.threadIdx.x + cuda.blockDim.x * (\n"
+        "            cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)\n"
+        "        row = cuda.blockIdx.x\n"
+        "        items = cuda.local.array(IPT, VALUE)\n"
+        "        for tile in range(TILES):\n"
+        "            for i in range(IPT):\n"
+        "                items[i] = FILL\n"
+        f"            block.load(src[row], tile * TILE, items{lk})\n"
+        "            for i in range(IPT):\n"
+        "                loaded[row, tile, rank, i] = items[i]\n"
+        f"            block.store(dst[row], tile * TILE, items{sk})\n"
+        "    return kernel\n"
+    )
+
+
+@functools.cache
+def io_kernel(case: IOCase) -> Any:
+    """The ``cuda.jit`` kernel of *case*: loads, records and stores every tile."""
+    factory = _compile(_io_source(case), f"io_kernel {case}")
+    dtype = np.dtype(case.dtype).type
+    oob = None if case.oob_default is None else dtype(case.oob_default)
+    kernel = factory(
+        dtype,
+        case.items_per_thread,
+        case.tiles,
+        case.tile_items,
+        case.valid_items,
+        oob,
+        case.algorithm,
+        dtype(SENTINEL),
+    )
+    return cuda.jit(kernel)
+
+
+def io_inputs(case: IOCase, rows: int, seed: int = 0) -> Any:
+    """Random ``src`` of shape (rows, length), never equal to the sentinel."""
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, 50, size=(rows, case.length)).astype(np.dtype(case.dtype))
+    return src
+
+
+def io_reference(case: IOCase, src: Any) -> dict[str, Any]:
+    """Expected ``loaded`` (rows x tiles x threads x ipt), its ``specified`` mask, and ``dst``.
+
+    Items past the valid range hold ``oob_default`` when given; without it CUB
+    leaves them untouched for ``direct`` (and ``vectorize``, whose partial tiles
+    are direct) and unspecified for the other algorithms (masked out).
+    """
+    rows = src.shape[0]
+    dtype = np.dtype(case.dtype)
+    threads, ipt = case.threads, case.items_per_thread
+    loaded = np.full((rows, case.tiles, threads, ipt), SENTINEL, dtype=dtype)
+    specified = np.ones(loaded.shape, dtype=bool)
+    dst = np.full(src.shape, SENTINEL, dtype=dtype)
+    striped = case.algorithm == "striped"
+    for tile in range(case.tiles):
+        start = tile * case.tile_items
+        valid = case.length - start
+        if case.valid_items is not None:
+            valid = min(valid, case.valid_items)
+        for rank in range(threads):
+            for i in range(ipt):
+                pos = i * threads + rank if striped else rank * ipt + i
+                if pos < valid:
+                    loaded[:, tile, rank, i] = src[:, start + pos]
+                    dst[:, start + pos] = src[:, start + pos]
+                elif case.oob_default is not None:
+                    loaded[:, tile, rank, i] = dtype.type(case.oob_default)
+                elif case.algorithm not in ("direct", "vectorize") and valid < case.tile_items:
+                    specified[:, tile, rank, i] = False
+    return {"loaded": loaded, "specified": specified, "dst": dst}
+
+
+def run_io(case: IOCase, src: Any) -> dict[str, Any]:
+    """Launch *case*'s kernel (one block per row); returns ``loaded`` and ``dst``."""
+    rows = src.shape[0]
+    dtype = np.dtype(case.dtype)
+    loaded = np.zeros((rows, case.tiles, case.threads, case.items_per_thread), dtype=dtype)
+    dst = np.full(src.shape, SENTINEL, dtype=dtype)
+    io_kernel(case)[rows, case.block](src, dst, loaded)
+    return {"loaded": loaded, "dst": dst}
+
+
+def assert_io_matches(got: dict[str, Any], want: dict[str, Any]) -> None:
+    """Compare loaded items where specified, and the stored rows."""
+    mask = want["specified"]
+    np.testing.assert_array_equal(got["loaded"][mask], want["loaded"][mask], err_msg="loaded")
+    np.testing.assert_array_equal(got["dst"], want["dst"], err_msg="dst")
