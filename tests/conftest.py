@@ -2,8 +2,10 @@
 """Shared test configuration.
 
 Markers: ``gpu`` (needs a CUDA device: skipped elsewhere), ``nvrtc`` (compiles
-CUB with NVRTC: slow), ``sim`` (runs under ``NUMBA_ENABLE_CUDASIM=1`` in its
-own pytest process, see tools/check.py). Compiles without a GPU always name the
+CUB with NVRTC: slow), ``sim`` (block semantics: run under
+``NUMBA_ENABLE_CUDASIM=1`` in their own pytest process, see tools/check.py, and
+on a GPU with ``SCAN_TESTS_BACKEND=gpu``), ``sim_only`` (the simulator's own
+behaviour). Compiles without a GPU always name the
 target explicitly: :data:`CC`.
 """
 
@@ -17,6 +19,9 @@ import pytest
 CC = (9, 0)
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+#: Set on a GPU machine to run the shared block-semantics tests (marked ``sim``)
+#: on the device instead of in the simulator.
+GPU_BACKEND = os.environ.get("SCAN_TESTS_BACKEND") == "gpu"
 
 
 def _has_gpu() -> bool:

@@ -78,7 +78,9 @@ def main() -> int:
     print()
     if failures:
         print("failed steps: " + ", ".join(failures))
-    print(f"check: {totals['passed']} passed, {totals['failed']} failed, {totals['skipped']} skipped")
+    print(
+        f"check: {totals['passed']} passed, {totals['failed']} failed, {totals['skipped']} skipped"
+    )
     return 1 if failures else 0
 
 

@@ -1,14 +1,25 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Simulator tests run only in a process started with ``NUMBA_ENABLE_CUDASIM=1``.
+"""Block-semantics tests shared by the simulator and the GPU.
 
-numba picks the simulator when it is first imported, so these modules are not
-even collected in the compiled-path run (tools/check.py runs ``pytest -m sim``
-in its own process with the variable set).
+They run in a process started with ``NUMBA_ENABLE_CUDASIM=1`` (tools/check.py
+runs ``pytest -m sim`` in its own process: numba picks the simulator when it is
+first imported), and unchanged on a GPU machine with ``SCAN_TESTS_BACKEND=gpu``
+(tools/gpu_suite.sh), where tests marked ``sim_only`` (Python-level behaviour
+of the simulator itself) are skipped. Elsewhere they are not collected.
 """
 
 from __future__ import annotations
 
 import os
 
-if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
+from hypothesis import settings
+
+ON_GPU = os.environ.get("SCAN_TESTS_BACKEND") == "gpu"
+
+if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1" and not ON_GPU:
     collect_ignore_glob = ["test_*.py"]
+
+# every new case compiles new kernels on a GPU: fewer examples there
+settings.register_profile("scan-sim", max_examples=40)
+settings.register_profile("scan-gpu", max_examples=12)
+settings.load_profile("scan-gpu" if ON_GPU else "scan-sim")

@@ -65,13 +65,13 @@ def run(case: ScanCase, rows: int, seed: int, uniform_state: bool = True) -> Non
     bc.assert_scan_matches(case, got, bc.scan_reference(case, src, state_init))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(case=scan_cases(prefix=False), rows=st.integers(1, 2), seed=st.integers(0, 2**16))
 def test_scans_match_reference(case, rows, seed):
     run(case, rows, seed)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(
     case=scan_cases(prefix=True),
     rows=st.integers(1, 2),

@@ -76,6 +76,7 @@ def test_only_thread_zero_return_counts(entry, algorithm):
     assert len(np.unique(states[-1, :32])) > 1  # lanes kept their own (different) states
 
 
+@pytest.mark.sim_only
 def test_callbacks_run_in_lane_order_each_in_its_own_thread():
     seen: list[tuple[int, int]] = []
 
@@ -215,6 +216,7 @@ def test_exclusive_sum_thread_zero_gets_zero():
 # errors
 
 
+@pytest.mark.sim_only
 def test_callback_exception_propagates():
     @statefn.stateless
     def broken(aggregate):
@@ -228,6 +230,7 @@ def test_callback_exception_propagates():
         kernel[1, 64](np.zeros(64, dtype=np.int32))
 
 
+@pytest.mark.sim_only
 def test_divergent_calls_are_reported():
     @cuda.jit
     def kernel(out):
@@ -270,6 +273,7 @@ def spellings_kernel(src, dst):
     dst[1, tid] = y
 
 
+@pytest.mark.sim_only
 def test_device_function_prefix_python_operator_and_temp_storage():
     src = np.arange(1, 9, dtype=np.int64)
     dst = np.zeros((2, 8), dtype=np.int64)
