@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 
 _C_TYPES = {
     "int8": "signed char",

@@ -56,11 +56,26 @@ def nvrtc_options(cc: tuple[int, int]) -> list[str]:
         "-std=c++17",
         "-rdc=true",
         "-dlto",
-        "-DCCCL_DISABLE_BF16_SUPPORT",
-        "-DCCCL_DISABLE_FP16_SUPPORT",
+        *(f"-D{m}" for m in _DEFINES),
     ]
-    flags += [f"-I{d}" for d in cccl_include_dirs()]
+    flags += [f"-I{d}" for d in include_dirs()]
     return flags
+
+
+# bfloat16 is never scanned here. FP16 support stays on: with both disabled,
+# CCCL 3.0.x's ThreadReduce picks its SIMD path for float sums on sm_80+ and
+# hits a device-side assert (its enable_sm80_simd_reduction has no #else).
+_DEFINES = ("CCCL_DISABLE_BF16_SUPPORT",)
+
+
+def include_dirs() -> tuple[str, ...]:
+    """CCCL's include folders plus the toolkit folder holding ``cuda_fp16.h``."""
+    dirs = list(cccl_include_dirs())
+    for d in cccl_include_dirs():
+        parent = Path(d).parent
+        if (parent / "cuda_fp16.h").is_file() and str(parent) not in dirs:
+            dirs.append(str(parent))
+    return tuple(dirs)
 
 
 def _dump(name: str, source: str, options: Sequence[str], log: str) -> str | None:
@@ -84,15 +99,14 @@ def _dump(name: str, source: str, options: Sequence[str], log: str) -> str | Non
 def _nvrtc(name: str, source: str, cc: tuple[int, int]) -> bytes:
     from cuda.core import Program, ProgramOptions
 
-    include = list(cccl_include_dirs())
     options = ProgramOptions(
         name=name,
         arch=f"sm_{cc[0]}{cc[1]}",
         std="c++17",
         relocatable_device_code=True,
         link_time_optimization=True,
-        include_path=include,
-        define_macro=["CCCL_DISABLE_BF16_SUPPORT", "CCCL_DISABLE_FP16_SUPPORT"],
+        include_path=list(include_dirs()),
+        define_macro=list(_DEFINES),
     )
     flags = nvrtc_options(cc)
     try:

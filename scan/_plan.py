@@ -348,7 +348,7 @@ def _temp_mode(function: str, temp_storage: ArrayFact | None) -> TempMode:
         raise ScanTypeError(
             f"{function}: temp_storage must be a 1-D uint8 shared array (got {temp_storage.ndim}-D "
             f"{temp_storage.dtype}); allocate it with cuda.shared.array(size, np.uint8, "
-            "alignment=...) using scan.block.temp_storage_bytes(...)"
+            "alignment=...) using scan.block.temp_storage(...)"
         )
     return "caller"
 

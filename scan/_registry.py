@@ -227,6 +227,13 @@ class RecordStaticLengths(Rewrite):  # type: ignore[misc]
 
 
 _OMITTED = object()
+_EXAMPLES = {
+    "threads": "128",
+    "items_per_thread": "4",
+    "algorithm": "'raking'",
+    "mode": "'inclusive'",
+    "auto_sync": "False",
+}
 
 
 def _literal(function: str, name: str, ty: Any) -> Any:
@@ -239,7 +246,7 @@ def _literal(function: str, name: str, ty: Any) -> Any:
         return tuple(_literal(function, name, t) for t in ty.types)
     raise PlanError(
         f"{function}: {name}= must be a literal constant written in the kernel (got a runtime "
-        f"value of type {ty}); write it out, e.g. {name}=128 or {name}='raking'"
+        f"value of type {ty}); write it out, e.g. {name}={_EXAMPLES.get(name, '...')}"
     )
 
 

@@ -49,7 +49,8 @@ __all__ = [
 class TempStorageLayout(NamedTuple):
     """Size and alignment (bytes) of caller-owned temp storage.
 
-    Unpack it into module-level constants and allocate with
+    Unpack it into module-level ints (numba freezes those as constants; an
+    attribute of a global tuple is not one) and allocate with
     ``cuda.shared.array(size, np.uint8, alignment=alignment)``.
     """
 
@@ -308,11 +309,11 @@ def temp_storage(
 
     Host-side. Use the result as compile-time constants::
 
-        SCAN_TEMP = block.temp_storage("scan", np.int32, 128, 4)
+        SCAN_BYTES, SCAN_ALIGN = block.temp_storage("scan", np.int32, 128, 4)
 
         @cuda.jit
         def kernel(...):
-            temp = cuda.shared.array(SCAN_TEMP.size, np.uint8, alignment=SCAN_TEMP.alignment)
+            temp = cuda.shared.array(SCAN_BYTES, np.uint8, alignment=SCAN_ALIGN)
             block.inclusive_sum(items, items, temp_storage=temp)
 
     One buffer can serve several primitives in turn (barriers between them):

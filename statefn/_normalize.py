@@ -49,13 +49,10 @@ class _StatefulDecorator(Generic[StateT]):
         self._state_dtype = state_dtype
         self._name = name
 
-    @overload
+    # Typed as the callback's shape so a wrong arity is a static error too.
     def __call__(
-        self, op: Callable[[npt.NDArray[StateT], ValueT], object]
-    ) -> StatefulFunction[StateT, ValueT]: ...
-    @overload
-    def __call__(self, op: Callable[..., object]) -> StatefulFunction[StateT, Any]: ...
-    def __call__(self, op: Callable[..., object]) -> StatefulFunction[StateT, Any]:
+        self, op: Callable[[npt.NDArray[StateT], ValueT], ValueT]
+    ) -> StatefulFunction[StateT, ValueT]:
         return StatefulFunction(op, self._state_dtype, self._name)
 
 
@@ -108,17 +105,15 @@ def stateful(state_dtype: npt.DTypeLike, *, name: str | None = None) -> _Statefu
 
 @overload
 def stateless(
-    op: Callable[[ValueT], object], *, name: str | None = None
+    op: Callable[[ValueT], ValueT], *, name: str | None = None
 ) -> StatelessFunction[ValueT]: ...
-@overload
-def stateless(op: Callable[..., object], *, name: str | None = None) -> StatelessFunction[Any]: ...
 @overload
 def stateless(
     op: None = None, *, name: str | None = None
-) -> Callable[[Callable[..., object]], StatelessFunction[Any]]: ...
+) -> Callable[[Callable[[ValueT], ValueT]], StatelessFunction[ValueT]]: ...
 def stateless(
-    op: Callable[..., object] | None = None, *, name: str | None = None
-) -> StatelessFunction[Any] | Callable[[Callable[..., object]], StatelessFunction[Any]]:
+    op: Callable[[Any], Any] | None = None, *, name: str | None = None
+) -> StatelessFunction[Any] | Callable[[Callable[[Any], Any]], StatelessFunction[Any]]:
     """Declare a stateless prefix callback ``op(block_aggregate)``; bare or called.
 
     Parameters

@@ -46,7 +46,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 have_gpu = _has_gpu()
             if not have_gpu:
                 item.add_marker(pytest.mark.skip(reason="needs a CUDA device"))
-        if "sim" in item.keywords and not SIMULATOR:
+        if "sim" in item.keywords and not (SIMULATOR or GPU_BACKEND):
             item.add_marker(
                 pytest.mark.skip(reason="simulator tests run with NUMBA_ENABLE_CUDASIM=1")
             )
+        if "sim_only" in item.keywords and not SIMULATOR:
+            item.add_marker(pytest.mark.skip(reason="checks the simulator's own behaviour"))

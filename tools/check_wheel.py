@@ -35,7 +35,8 @@ spec = importlib.util.find_spec("numba")
 site = pathlib.Path(spec.origin).parent.parent
 stubs = site / "numba-stubs"
 assert (stubs / "cuda" / "__init__.pyi").is_file(), "numba-stubs/cuda/__init__.pyi missing"
-assert (stubs / "py.typed").read_text().strip() == "partial", "numba-stubs/py.typed must say partial"
+marker = (stubs / "py.typed").read_text().strip()
+assert marker == "partial", "numba-stubs/py.typed must say partial"
 print("wheel contents ok:", sorted(statefn.__all__)[:3], "...", sorted(scan.__all__))
 '''
 

@@ -131,7 +131,7 @@ if [ "${SKIP_TESTS:-0}" != "1" ]; then
     workers=()
     if "$PY" -c "import xdist" 2>/dev/null; then workers=(-n "${GPU_TEST_WORKERS:-8}"); fi
     SCAN_TESTS_BACKEND=gpu timeout -k 10 "$GPU_TEST_TIMEOUT" "$PY" -m pytest tests \
-        -m "gpu or sim" -q -p no:cacheprovider "${workers[@]}" \
+        -m "gpu or sim" -q -p no:cacheprovider -p no:benchmark "${workers[@]}" \
         ${GPU_PYTEST_ARGS:-} 2>&1 | tee -a "$OUT/gpu_tests.log"
     tests_rc=${PIPESTATUS[0]}
     tests_line=$(grep -E '(passed|failed|error|no tests ran|skipped)' "$OUT/gpu_tests.log" | tail -n 1)

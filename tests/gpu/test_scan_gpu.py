@@ -393,9 +393,12 @@ def test_load_store_full_and_partial_tiles(algorithm, dtype):
 
     out = cuda.to_device(np.zeros(tile, dtype=dtype))
     probe[1, threads](cuda.to_device(src), out)
-    got = out.copy_to_host()
-    np.testing.assert_array_equal(got[:5], src[:5])
-    np.testing.assert_array_equal(got[5:], 7)
+    got = out.copy_to_host().reshape(threads, ipt)
+    # tile position of item j of thread t: blocked, or striped for "striped"
+    t, j = np.indices((threads, ipt))
+    position = j * threads + t if algorithm == "striped" else t * ipt + j
+    want = np.where(position < 5, src[np.minimum(position, 4)], 7).astype(dtype)
+    np.testing.assert_array_equal(got, want)
 
 
 # ---------------------------------------------------------------- SASS
@@ -430,3 +433,34 @@ def test_stateful_scan_has_no_local_memory_traffic(tmp_path):
     out = os.environ.get("OUT")
     if out:  # keep the listing with the GPU run's results
         (Path(out) / "row_cumsum.sass").write_text(sass)
+
+
+# ---------------------------------------------------------------- launch configuration
+
+
+def test_block_shape_follows_the_launch():
+    @cuda.jit
+    def scan_rows(a):
+        i = cuda.threadIdx.x
+        a[i] = block.inclusive_sum(a[i])
+
+    for threads in (64, 128, 64):
+        a = np.arange(threads, dtype=np.int32)
+        d = cuda.to_device(a)
+        scan_rows[1, threads](d)
+        np.testing.assert_array_equal(d.copy_to_host(), np.cumsum(a))
+
+
+def test_launch_that_disagrees_with_threads_is_refused():
+    from scan import PlanError
+
+    @cuda.jit
+    def fixed(a):
+        i = cuda.threadIdx.x
+        a[i] = block.inclusive_sum(a[i], threads=64)
+
+    d = cuda.to_device(np.ones(128, dtype=np.int32))
+    with pytest.raises(PlanError, match=r"launched with block shape \(128, 1, 1\)"):
+        fixed[1, 128](d)
+    fixed[1, 64](d)
+    np.testing.assert_array_equal(d.copy_to_host()[:64], np.arange(1, 65))

@@ -21,5 +21,5 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1" and not ON_GPU:
 
 # every new case compiles new kernels on a GPU: fewer examples there
 settings.register_profile("scan-sim", max_examples=40)
-settings.register_profile("scan-gpu", max_examples=12)
+settings.register_profile("scan-gpu", max_examples=4)
 settings.load_profile("scan-gpu" if ON_GPU else "scan-sim")

@@ -11,10 +11,10 @@ import re
 
 import numpy as np
 import pytest
+from conftest import SIMULATOR
 from numba import cuda
 
 import statefn
-from conftest import SIMULATOR
 from scan import PlanError, ScanTypeError, block
 
 pytestmark = pytest.mark.sim

@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Time to a compiled, linked kernel without a GPU: cold cache, warm cache, plain Numba.
+
+Each measurement is a fresh process that compiles the row-scan kernel of the
+README (load, inclusive_sum with a stateful prefix callback, store; 128 threads
+x 4 items, int32 values, int64 state) for sm_90 with ``cuda.compile_all`` and
+links it with nvJitLink, or a plain Numba row-copy kernel of the same shape.
+The first scan process starts with an empty cache directory, later ones reuse
+it; each reports the library's build counters, so a warm process must show
+zero NVRTC builds.
+
+    python bench/compile_times.py [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+CHILD = textwrap.dedent(
+    """
+    import json, sys, time
+    t0 = time.perf_counter()
+    import numpy as np
+    from numba import cuda
+    from numba.cuda import types
+    from cuda.core import Linker, LinkerOptions, ObjectCode
+    import statefn
+    from scan import _cache, block
+    t_import = time.perf_counter() - t0
+
+    @statefn.stateful(np.int64)
+    def running_total(state, block_aggregate):
+        prefix = state[0]
+        state[0] = prefix + block_aggregate
+        return prefix
+
+    def scan_kernel(src, dst):
+        state = cuda.local.array(1, np.int64)
+        state[0] = 0
+        items = cuda.local.array(4, np.int32)
+        row = cuda.blockIdx.x
+        for base in range(0, src.shape[1], 512):
+            block.load(src[row], base, items, threads=128)
+            block.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state,
+                                threads=128)
+            block.store(dst[row], base, items, threads=128)
+
+    def plain_kernel(src, dst):
+        row = cuda.blockIdx.x
+        for base in range(0, src.shape[1], 512):
+            for j in range(4):
+                i = base + cuda.threadIdx.x * 4 + j
+                if i < src.shape[1]:
+                    dst[row, i] = src[row, i]
+
+    kernel = scan_kernel if sys.argv[1] == "scan" else plain_kernel
+    arr = types.int32[:, ::1]
+    t1 = time.perf_counter()
+    codes, _ = cuda.compile_all(kernel, (arr, arr), device=False, abi="numba",
+                                output="ltoir", cc=(9, 0))
+    t2 = time.perf_counter()
+    objs = [ObjectCode.from_ltoir(c if isinstance(c, bytes) else c.data) for c in codes]
+    opts = LinkerOptions(arch="sm_90", link_time_optimization=True)
+    Linker(*objs, options=opts).link("cubin")
+    t3 = time.perf_counter()
+    print(json.dumps({"import": t_import, "compile": t2 - t1, "link": t3 - t2,
+                      "total": t3 - t1, "stats": _cache.stats()}))
+    """
+)
+
+
+def _run(kind: str, cache_dir: str) -> dict[str, object]:
+    env = dict(os.environ, STATEFN_SCAN_CACHE_DIR=cache_dir)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, kind], env=env, capture_output=True, text=True, check=True
+    )
+    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print a table of cold/warm/plain compile-and-link times."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    rows: list[tuple[str, dict[str, object]]] = []
+    with tempfile.TemporaryDirectory(prefix="scan-cache-") as cache:
+        rows.append(("scan, cold cache", _run("scan", cache)))
+        rows += [("scan, warm cache", _run("scan", cache)) for _ in range(args.repeats)]
+        with tempfile.TemporaryDirectory(prefix="scan-cache-") as empty:
+            rows += [("plain Numba", _run("plain", empty)) for _ in range(args.repeats)]
+    print("| kernel | compile_all (s) | link (s) | total (s) | NVRTC builds | callback builds |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, r in rows:
+        stats = r["stats"]
+        assert isinstance(stats, dict)
+        print(
+            f"| {name} | {r['compile']:.2f} | {r['link']:.2f} | {r['total']:.2f} | "
+            f"{stats.get('builds:provider', 0)} | {stats.get('builds:callback', 0)} |"
+        )
+
+    def median(label: str) -> float:
+        return statistics.median(float(str(r["total"])) for n, r in rows if n == label)
+
+    warm, plain = median("scan, warm cache"), median("plain Numba")
+    print(f"\nwarm / plain (medians): {warm:.2f} s / {plain:.2f} s = {warm / plain:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Run the documentation's kernel examples in the CUDA simulator."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.sim
+
+
+def test_quickstart_runs():
+    from doc_examples.examples import quickstart
+
+    result, expected = quickstart.run()
+    assert result.shape == expected.shape
+
+
+@pytest.mark.parametrize(
+    ("threads", "warp_scans", "expected"),
+    [
+        (16, False, 16),
+        (32, False, 32),
+        (62, False, 31),
+        (64, False, 32),
+        (100, False, 25),
+        (64, True, 32),
+        (96, True, 32),
+    ],
+)
+def test_who_calls(threads, warp_scans, expected):
+    from doc_examples.examples import state_contract as sc
+
+    assert sc.callers(threads, warp_scans) == expected
+    if not warp_scans:
+        assert sc.raking_threads(threads) == expected
+
+
+def test_authoritative_state():
+    from doc_examples.examples import state_contract as sc
+
+    sc.run_running_max()
+
+
+def test_tile_io_examples():
+    from doc_examples.examples import tile_io
+
+    tile_io.run_copy()
+    tile_io.run_partial()
+    tile_io.run_vectorized()
+
+
+def test_error_in_simulated_kernel():
+    import numpy as np
+
+    from doc_examples.examples import errors_demo
+    from scan import PlanError
+
+    with pytest.raises(PlanError) as info:
+        errors_demo.forgot_the_state[1, 32](np.zeros(32, np.int32))
+    # the simulator names the thread that raised first (any of the block's)
+    assert re.match(
+        r"tid=\[\d+, 0, 0\] ctaid=\[0, 0, 0\]: inclusive_sum: prefix_op=running_total is stateful",
+        str(info.value),
+    )
+
+
+def test_guarded_side_effect():
+    from doc_examples.examples import state_contract as sc
+
+    sc.run_per_tile_totals()

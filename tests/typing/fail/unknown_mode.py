@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: Apache-2.0
+"""block.scan takes mode="inclusive" or mode="exclusive"."""
+
+import numpy as np
+from numba import cuda
+from numpy.typing import NDArray
+
+import statefn
+from scan import block
+
+BLOCK = 128
+ITEMS = 4
+
+
+@cuda.jit
+def row_cumsum(src: NDArray[np.int32], dst: NDArray[np.int32]) -> None:
+    state = cuda.local.array(1, np.int64)
+    state[0] = 0
+    items = cuda.local.array(ITEMS, np.int32)
+    for base in range(0, src.shape[0], BLOCK * ITEMS):
+        block.load(src, base, items, threads=BLOCK)
+        block.scan(items, mode="prefix", scan_op="max", threads=BLOCK)  # E: call-overload: No overload variant of "scan" matches
+        block.store(dst, base, items, threads=BLOCK)
