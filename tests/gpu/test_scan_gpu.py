@@ -464,3 +464,14 @@ def test_launch_that_disagrees_with_threads_is_refused():
         fixed[1, 128](d)
     fixed[1, 64](d)
     np.testing.assert_array_equal(d.copy_to_host()[:64], np.arange(1, 65))
+
+
+# ---------------------------------------------------------------- the demo
+
+
+def test_demo_runs_and_checks_itself(capsys):
+    from scan import demo
+
+    assert demo.main(["--rows", "64", "--cols", "5000"]) == 0
+    out = capsys.readouterr().out
+    assert "matches numpy.cumsum and row totals: True" in out
