@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Build the wheel, install it into a fresh environment outside the source tree,
 and check there what a user gets: both packages import, ``py.typed`` markers,
-the C++ templates and the typing stubs are present, and every public name
-resolves. Source-tree tests alone would hide a file missing from the wheel.
+the C++ templates and the typing stubs are present, every public name
+resolves, and ``mypy --strict`` accepts a kernel with no configuration.
+Source-tree tests alone would hide a file missing from the wheel.
 """
 
 from __future__ import annotations
@@ -58,6 +59,16 @@ def main() -> int:
         work = Path(tmp) / "elsewhere"
         work.mkdir()
         subprocess.run([py, "-c", CHECK], check=True, cwd=work)
+        # Installing the project is enough for mypy: a realistic kernel passes
+        # --strict with no configuration, using the installed numba-stubs.
+        subprocess.run([py, "-m", "pip", "install", "-q", "mypy"], check=True)
+        kernel = work / "row_cumsum.py"
+        kernel.write_text(
+            (ROOT / "tests" / "typing" / "pass" / "row_cumsum.py").read_text(encoding="utf-8")
+        )
+        subprocess.run(
+            [py, "-m", "mypy", "--strict", "--no-incremental", kernel.name], check=True, cwd=work
+        )
         print(f"installed {wheels[0].name} into a fresh environment and checked it")
     return 0
 
