@@ -16,6 +16,7 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import attrs
 
@@ -32,9 +33,14 @@ DUMP_ENV = "STATEFN_SCAN_DUMP_DIR"
 _lock = threading.Lock()
 
 
-@attrs.frozen
-class TempStorageLayout:
-    """Size and alignment of a primitive's ``TempStorage``, in bytes."""
+class TempStorageLayout(NamedTuple):
+    """Size and alignment (bytes) of a primitive's ``TempStorage``.
+
+    Read from the compiled code. For caller-owned temp storage, unpack it into
+    module-level ints (numba freezes those as constants; an attribute of a
+    global tuple is not one) and allocate with
+    ``cuda.shared.array(size, np.uint8, alignment=alignment)``.
+    """
 
     size: int
     alignment: int

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._codegen import provider_symbol, render_scan, render_tile_io
-from ._compile import compile_provider
+from ._compile import TempStorageLayout, compile_provider
 from ._errors import PlanError
 from ._plan import ArrayFact, plan_scan, plan_tile_io, resolve_block
 
@@ -42,7 +42,7 @@ def temp_storage_layout(
     *,
     algorithm: str | None,
     cc: tuple[int, int] | None,
-) -> tuple[int, int]:
+) -> TempStorageLayout:
     """(size, alignment) of ``primitive``'s TempStorage, from compiled code."""
     name = f"temp_storage({primitive!r})"
     blk = resolve_block(name, threads, None)
@@ -83,4 +83,4 @@ def temp_storage_layout(
             f"temp_storage: primitive must be 'scan', 'load' or 'store' (got {primitive!r})"
         )
     provider = compile_provider(symbol, source, cc=target)
-    return provider.layout.size, provider.layout.alignment
+    return provider.layout

@@ -26,12 +26,13 @@ storage.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from numpy.typing import DTypeLike
 
 from . import _sim_switch
+from ._compile import TempStorageLayout
 
 __all__ = [
     "TempStorageLayout",
@@ -44,18 +45,6 @@ __all__ = [
     "store",
     "temp_storage",
 ]
-
-
-class TempStorageLayout(NamedTuple):
-    """Size and alignment (bytes) of caller-owned temp storage.
-
-    Unpack it into module-level ints (numba freezes those as constants; an
-    attribute of a global tuple is not one) and allocate with
-    ``cuda.shared.array(size, np.uint8, alignment=alignment)``.
-    """
-
-    size: int
-    alignment: int
 
 
 def _kernel_only(name: str) -> RuntimeError:
@@ -335,7 +324,6 @@ def temp_storage(
     """
     from ._layout import temp_storage_layout
 
-    size, alignment = temp_storage_layout(
+    return temp_storage_layout(
         primitive, np.dtype(dtype), threads, items_per_thread, algorithm=algorithm, cc=cc
     )
-    return TempStorageLayout(size, alignment)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-CHECK = r'''
+CHECK = r"""
 import importlib, importlib.util, pathlib, sys
 here = pathlib.Path.cwd().resolve()
 import statefn, scan, scan.block
@@ -39,7 +39,7 @@ assert (stubs / "cuda" / "__init__.pyi").is_file(), "numba-stubs/cuda/__init__.p
 marker = (stubs / "py.typed").read_text().strip()
 assert marker == "partial", "numba-stubs/py.typed must say partial"
 print("wheel contents ok:", sorted(statefn.__all__)[:3], "...", sorted(scan.__all__))
-'''
+"""
 
 
 def main() -> int:
