@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Providers compile cleanly against the CCCL headers of a CUDA 13.0 toolkit too.
+
+The GPU machine compiles with the CUDA 13.0 toolkit's CCCL 3.0 headers, not the
+3.5 of the pip wheels. With FP16 and BF16 support both disabled, CCCL 3.0's
+ThreadReduce takes a SIMD path for float and 8/16-bit sums that ends in a
+device-side ``assert(false)``; providers keep FP16 support on to avoid it. This
+test links such scans to PTX against a local CUDA 13.0 toolkit's headers, when
+one is installed, and checks that no assertion call survives.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.nvrtc
+
+CANDIDATES = [
+    Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "include" / "cccl",
+    Path("/usr/local/cuda-13.0/include/cccl"),
+]
+
+CHILD = textwrap.dedent(
+    """
+    import numpy as np
+    from numba import cuda
+    from numba.cuda import types
+    from cuda.core import Linker, LinkerOptions, ObjectCode
+    from scan import block
+    from helpers.kernels import compile_kernel
+
+    def float_sum(a):
+        items = cuda.local.array(16, np.float32)
+        for j in range(16):
+            items[j] = a[cuda.threadIdx.x * 16 + j]
+        block.inclusive_sum(items, items, threads=128, algorithm="warp_scans")
+        for j in range(16):
+            a[cuda.threadIdx.x * 16 + j] = items[j]
+
+    def short_sum(a):
+        items = cuda.local.array(8, np.int16)
+        for j in range(8):
+            items[j] = a[cuda.threadIdx.x * 8 + j]
+        block.exclusive_sum(items, items, threads=64)
+        for j in range(8):
+            a[cuda.threadIdx.x * 8 + j] = items[j]
+
+    for kernel, ty in ((float_sum, types.float32[::1]), (short_sum, types.int16[::1])):
+        codes = compile_kernel(kernel, (ty,))
+        objs = [ObjectCode.from_ltoir(c if isinstance(c, bytes) else c.data) for c in codes]
+        opts = LinkerOptions(arch="sm_90", link_time_optimization=True, ptx=True)
+        ptx = Linker(*objs, options=opts).link("ptx").code
+        text = ptx.decode() if isinstance(ptx, bytes) else str(ptx)
+        assert "__assertfail" not in text, kernel.__name__
+    print("ok")
+    """
+)
+
+
+def _toolkit_cccl() -> Path | None:
+    """A local CCCL 3.0.x include folder, if a CUDA 13.0 toolkit is installed."""
+    for path in CANDIDATES:
+        header = path / "cuda" / "std" / "__cccl" / "version.h"
+        if not header.is_file():
+            continue
+        for line in header.read_text(errors="replace").splitlines():
+            parts = line.split()
+            if (
+                parts[:2] == ["#define", "CCCL_VERSION"]
+                and parts[2].isdigit()
+                and int(parts[2]) // 1000 == 3000
+            ):
+                return path
+    return None
+
+
+@pytest.mark.skipif(_toolkit_cccl() is None, reason="no CUDA 13.0 toolkit (CCCL 3.0) here")
+def test_sums_carry_no_device_assert_with_cccl_3_0(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    env = dict(
+        os.environ,
+        STATEFN_SCAN_CCCL_INCLUDE=str(_toolkit_cccl()),
+        STATEFN_SCAN_CACHE_DIR=str(tmp_path),
+        PYTHONPATH=os.pathsep.join([str(root), str(root / "tests")]),
+    )
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().endswith("ok")
