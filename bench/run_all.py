@@ -676,19 +676,7 @@ def _summary_lines(report: Report, problems: list[str], fl_notes: list[str]) -> 
 
 def write_sass(report: Report, path: Path) -> None:
     """Statistics table plus the full SASS of the headline kernels."""
-    head = [
-        "impl",
-        "dtype",
-        "config",
-        "state",
-        "regs",
-        "local",
-        "LDL",
-        "STL",
-        "LDS",
-        "STS",
-        "instr",
-    ]
+    head = list(_SASS_HEAD)
     table: list[list[object]] = [list(head), *_sass_rows(report)]
     widths = [max(len(str(row[i])) for row in table) for i in range(len(head))]
     lines = ["SASS statistics (LDL/STL: local memory; LDS/STS: shared memory)", ""]
