@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"
 
 _C_TYPES = {
     "int8": "signed char",
@@ -235,29 +235,37 @@ def render_tile_io(plan: TileIOPlan) -> str:
     method = "Load" if load else "Store"
     extra_types = ""
     full = f"    block_io_t(temp_storage).{method}(p, thread_items);"
-    if plan.algorithm == "vectorize":
-        # Vector accesses need 16-byte alignment; fall back to direct accesses
-        # otherwise, whatever the CUB version does on its own.
+    tail = "block_io_t(temp_storage)"
+    if plan.algorithm not in ("direct", "striped"):
+        # Every other algorithm leaves items in the blocked arrangement, as
+        # direct accesses do. A partial tile (at most one per row) is served
+        # directly: that keeps the guarded exchange out of the kernel, which
+        # costs registers in the full-tile loop, and defines the items past
+        # the valid range (left unchanged) for every algorithm.
         direct = "BLOCK_LOAD_DIRECT" if load else "BLOCK_STORE_DIRECT"
         cub_class = "BlockLoad" if load else "BlockStore"
         extra_types = (
-            f"using block_direct_t = cub::{cub_class}<value_t, {plan.block[0]}, "
+            f"using block_tail_t = cub::{cub_class}<value_t, {plan.block[0]}, "
             f"{plan.items_per_thread}, cub::{direct}, {plan.block[1]}, {plan.block[2]}>;"
         )
+        tail = "block_tail_t()"
+    if plan.algorithm == "vectorize":
+        # Vector accesses need 16-byte alignment; fall back to direct accesses
+        # otherwise, whatever the CUB version does on its own.
         full = (
             "    if (reinterpret_cast<unsigned long long>(p) % 16 == 0) {\n"
             f"      block_io_t(temp_storage).{method}(p, thread_items);\n"
             "    } else {\n"
-            f"      block_direct_t().{method}(p, thread_items);\n"
+            f"      block_tail_t().{method}(p, thread_items);\n"
             "    }"
         )
     if load and plan.has_oob_default:
         partial = (
-            "    block_io_t(temp_storage).Load(p, thread_items, valid_items, "
+            f"    {tail}.Load(p, thread_items, valid_items, "
             "*static_cast<const value_t*>(oob_default));"
         )
     else:
-        partial = f"    block_io_t(temp_storage).{method}(p, thread_items, valid_items);"
+        partial = f"    {tail}.{method}(p, thread_items, valid_items);"
     const = "const " if load else ""
     return _template("tile_io.cuh.in").substitute(
         generator_version=GENERATOR_VERSION,

@@ -247,9 +247,9 @@ def load(
         more than) ``len(src) - offset``. A tile that runs past the end is
         guarded automatically.
     oob_default : scalar, optional
-        Value given to items past the valid range. Without it those items are
-        unspecified: pass the identity of your scan operator (e.g. 0 for sums)
-        when a partial tile's aggregate matters.
+        Value given to items past the valid range. Without it those items keep
+        the values they had before the load: pass the identity of your scan
+        operator (e.g. 0 for sums) when a partial tile's aggregate matters.
     algorithm : {"direct", "striped", "vectorize", "transpose", "warp_transpose", \
 "warp_transpose_timesliced"}, optional
         CUB's ``BLOCK_LOAD_*`` algorithm. Default: ``"warp_transpose"`` when the

@@ -554,9 +554,10 @@ def io_inputs(case: IOCase, rows: int, seed: int = 0) -> Any:
 def io_reference(case: IOCase, src: Any) -> dict[str, Any]:
     """Expected ``loaded`` (rows x tiles x threads x ipt), its ``specified`` mask, and ``dst``.
 
-    Items past the valid range hold ``oob_default`` when given; without it CUB
-    leaves them untouched for ``direct`` (and ``vectorize``, whose partial tiles
-    are direct) and unspecified for the other algorithms (masked out).
+    Items past the valid range hold ``oob_default`` when given and keep what
+    the kernel put there before the load otherwise, for every algorithm (the
+    library serves partial tiles with direct or striped accesses). The
+    ``specified`` mask is all true; it stays for cases that need one.
     """
     rows = src.shape[0]
     dtype = np.dtype(case.dtype)
@@ -578,8 +579,6 @@ def io_reference(case: IOCase, src: Any) -> dict[str, Any]:
                     dst[:, start + pos] = src[:, start + pos]
                 elif case.oob_default is not None:
                     loaded[:, tile, rank, i] = dtype.type(case.oob_default)
-                elif case.algorithm not in ("direct", "vectorize") and valid < case.tile_items:
-                    specified[:, tile, rank, i] = False
     return {"loaded": loaded, "specified": specified, "dst": dst}
 
 
