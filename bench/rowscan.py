@@ -8,11 +8,11 @@ Three jobs, one per mode:
     ``block.load`` / ``block.inclusive_sum`` / ``block.store``) in two variants:
     ``prefix_op`` (the running total is a ``@statefn.stateful`` callback) and
     ``hand_carried`` (the same scan without a callback; every thread adds a
-    carried total that the block's last thread broadcasts through shared
-    memory). Each result is checked in full on the device and on several rows on
-    the host. Also reports registers, local memory and LDL/STL/LDS/STS counts of
-    every kernel's SASS (``cuobjdump``), and writes the full SASS of the headline
-    kernel to ``--sass-file``.
+    carried total, of the callback state's dtype, that the block's last thread
+    broadcasts through shared memory). Each result is checked in full on the
+    device and on several rows on the host. Also reports registers, local
+    memory and LDL/STL/LDS/STS counts of every kernel's SASS (``cuobjdump``),
+    and writes the full SASS of the headline kernel to ``--sass-file``.
 
 ``python bench/rowscan.py --first-launch``
     Time to first launch, in fresh processes (see ``docs/performance.md``): a
@@ -166,20 +166,23 @@ def make_prefix_kernel(cfg: KernelConfig, dtype: str, state_dtype: str) -> Any:
     return row_cumsum
 
 
-def make_hand_carried_kernel(cfg: KernelConfig, dtype: str) -> Any:
+def make_hand_carried_kernel(cfg: KernelConfig, dtype: str, carry_dtype: str) -> Any:
     """The same tile loop without a callback: the running total is carried by hand.
 
-    Every thread adds the carried total to its scanned items; the block's last
-    thread publishes the tile's last element (the new total) in shared memory,
-    and after a barrier every thread reads it. The two shared slots alternate so
-    that a slot is never rewritten before every thread has read it.
+    The arithmetic is the callback's: the carried total has the callback
+    state's dtype, each tile adds it (converted to the value dtype) to every
+    scanned item, then adds the tile's aggregate to it. The block's last thread
+    publishes the aggregate (its last scanned item) in shared memory and every
+    thread reads it after a barrier; two slots alternate, so a slot is never
+    rewritten before every thread has read it.
 
     Parameters
     ----------
     cfg : KernelConfig
         Block size, items per thread and algorithms.
-    dtype : str
-        Value dtype name.
+    dtype, carry_dtype : str
+        Value dtype name, and dtype of the carried total (the compared
+        callback's state dtype).
 
     Returns
     -------
@@ -190,7 +193,8 @@ def make_hand_carried_kernel(cfg: KernelConfig, dtype: str) -> Any:
     from scan import block
 
     VALUE = getattr(np, dtype)
-    ZERO = VALUE(0)
+    CARRY = getattr(np, carry_dtype)
+    ZERO = CARRY(0)
     ITEMS = cfg.items
     LAST_ITEM = cfg.items - 1
     LAST_THREAD = cfg.block - 1
@@ -208,12 +212,13 @@ def make_hand_carried_kernel(cfg: KernelConfig, dtype: str) -> Any:
         for base in range(0, src.shape[1], TILE):
             block.load(src[row], base, items, algorithm=IO)
             block.inclusive_sum(items, items, algorithm=ALGO)
-            for i in range(ITEMS):
-                items[i] += carry
             if cuda.threadIdx.x == LAST_THREAD:
                 last[slot] = items[LAST_ITEM]
+            prefix = VALUE(carry)
+            for i in range(ITEMS):
+                items[i] += prefix
             cuda.syncthreads()
-            carry = last[slot]
+            carry += CARRY(last[slot])
             slot ^= 1
             block.store(dst[row], base, items, algorithm=IO)
 
@@ -409,8 +414,8 @@ def _jobs(dtype: str, configs: tuple[KernelConfig, ...]) -> list[_Job]:
             _Job(
                 "scan_hand_carried",
                 cfg,
-                "-",
-                functools.partial(make_hand_carried_kernel, cfg, dtype),
+                main_state,
+                functools.partial(make_hand_carried_kernel, cfg, dtype, main_state),
             )
         )
         if cfg == HEADLINE:
@@ -421,6 +426,14 @@ def _jobs(dtype: str, configs: tuple[KernelConfig, ...]) -> list[_Job]:
                     cfg,
                     extra,
                     functools.partial(make_prefix_kernel, cfg, dtype, extra),
+                )
+            )
+            jobs.append(
+                _Job(
+                    "scan_hand_carried",
+                    cfg,
+                    extra,
+                    functools.partial(make_hand_carried_kernel, cfg, dtype, extra),
                 )
             )
     return jobs

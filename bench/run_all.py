@@ -362,7 +362,7 @@ def _headline_rows(report: Report) -> list[list[object]]:
 def _overhead_rows(report: Report) -> list[list[object]]:
     results = [r for r in report.by_tag("RESULT") if _ok(r)]
     hand = {
-        (_shape(r), r["dtype"], r["config"]): r
+        (_shape(r), r["dtype"], r["config"], r.get("state")): r
         for r in results
         if r.get("impl") == "scan_hand_carried"
     }
@@ -370,7 +370,7 @@ def _overhead_rows(report: Report) -> list[list[object]]:
     for r in results:
         if r.get("impl") != "scan_prefix_op":
             continue
-        h = hand.get((_shape(r), r["dtype"], r["config"]))
+        h = hand.get((_shape(r), r["dtype"], r["config"], r.get("state")))
         if h is None:
             continue
         ratio = _f(r, "median_ms") / _f(h, "median_ms")

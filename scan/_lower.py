@@ -23,6 +23,7 @@ from numba.cuda.core import targetconfig
 import statefn
 from statefn import _abi
 
+from . import _linkcache
 from ._cache import Artifact, compile_key, get_or_build
 from ._codegen import CallbackDecl, provider_symbol, render_scan, render_tile_io
 from ._compile import Provider, compile_provider
@@ -180,3 +181,4 @@ def emit_call(
     library = context.active_code_library
     for obj in objects:
         library.add_linking_file(obj)
+    _linkcache.attach(library)

@@ -475,3 +475,64 @@ def test_demo_runs_and_checks_itself(capsys):
     assert demo.main(["--rows", "64", "--cols", "5000"]) == 0
     out = capsys.readouterr().out
     assert "matches numpy.cumsum and row totals: True" in out
+
+
+# ---------------------------------------------------------------- warm start
+
+_LAUNCH_CHILD = """
+import json
+import numpy as np
+from numba import cuda
+import statefn
+from scan import _cache, block
+
+@statefn.stateful(np.int64)
+def running_total(state, block_aggregate):
+    prefix = state[0]
+    state[0] = prefix + block_aggregate
+    return prefix
+
+@cuda.jit
+def row_scan(src, dst):
+    state = cuda.local.array(1, np.int64)
+    state[0] = 0
+    items = cuda.local.array(4, np.int32)
+    row = cuda.blockIdx.x
+    for base in range(0, src.shape[1], 512):
+        block.load(src[row], base, items)
+        block.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state)
+        block.store(dst[row], base, items)
+
+src = np.random.default_rng(1).integers(-100, 100, size=(4, 3000)).astype(np.int32)
+dst = np.zeros_like(src)
+row_scan[4, 128](src, dst)
+ok = bool(np.array_equal(dst, np.cumsum(src, axis=1, dtype=np.int64).astype(np.int32)))
+print(json.dumps({"ok": ok, "stats": _cache.stats()}))
+"""
+
+
+def test_second_process_launches_without_compiling_or_linking(tmp_path):
+    import json
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, STATEFN_SCAN_CACHE_DIR=str(tmp_path / "cache"))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH")) if p)
+    env.pop("STATEFN_SCAN_CACHE", None)
+    runs = []
+    for _ in range(2):
+        out = subprocess.run(
+            [sys.executable, "-c", _LAUNCH_CHILD],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert out.returncode == 0, out.stderr[-3000:]
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    cold, warm = runs
+    assert cold["ok"]
+    assert warm["ok"]
+    assert cold["stats"]["builds:kernel"] == 1
+    assert warm["stats"]["builds"] == 0, warm["stats"]
+    assert warm["stats"]["disk_hits"] == 5  # three providers, the callback, the linked kernel
