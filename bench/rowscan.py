@@ -635,7 +635,7 @@ def first_launch_child(mode: str, label: str, rows: int, cols: int) -> int:
 def first_launch(args: argparse.Namespace) -> int:
     """Run the first-launch children in order and print one FIRST_LAUNCH record each."""
     rows, cols = QUICK_FIRST_LAUNCH_SHAPE if args.quick else FIRST_LAUNCH_SHAPE
-    repeats = 1 if args.quick else 3
+    repeats = 1 if args.quick else 5
     scan_cache = tempfile.mkdtemp(prefix="statefn-scan-cache-")
     plan = [("plain", "none")] * repeats + [("scan", "cold")] + [("scan", "warm")] * repeats
     failures = 0
