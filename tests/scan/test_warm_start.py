@@ -21,7 +21,6 @@ import numpy as np
 import pytest
 from numba import cuda
 from numba.cuda import types
-from numba.cuda.compiler import compile_cuda
 
 import statefn
 from scan import _cache, _linkcache, block
@@ -112,6 +111,9 @@ def running_total_plus_one(state: Any, block_aggregate: Any) -> Any:
 
 
 def _library(prefix_op: Any, **options: Any) -> Any:
+    # imported here: the module is also collected by the simulator run, which lacks it
+    from numba.cuda.compiler import compile_cuda
+
     def kernel(src: Any, dst: Any) -> None:
         state = cuda.local.array(1, np.int64)
         state[0] = 0
