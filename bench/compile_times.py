@@ -32,7 +32,7 @@ CHILD = textwrap.dedent(
     import numpy as np
     from numba import cuda
     from numba.cuda import types
-    from numba.cuda.compiler import compile_cuda
+    from numba.cuda.compiler import compile_cuda, kernel_fixup
     import statefn
     from scan import _cache, block
     t_import = time.perf_counter() - t0
@@ -68,6 +68,8 @@ CHILD = textwrap.dedent(
     # what a launch does: compile to the kernel's code library, then get_cubin
     cres = compile_cuda(kernel, types.void, (arr, arr), nvvm_options={"opt": 3},
                         cc=(9, 0), lto=True)
+    kernel_fixup(cres.library.get_function(cres.fndesc.llvm_func_name), False)
+    cres.library._entry_name = cres.fndesc.llvm_func_name
     cres.library.get_ltoir(cc=(9, 0, "a"))
     t2 = time.perf_counter()
     cres.library.get_cubin(cc=(9, 0, "a"))

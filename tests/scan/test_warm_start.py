@@ -36,7 +36,7 @@ _CHILD = textwrap.dedent(
     import numpy as np
     from numba import cuda
     from numba.cuda import types
-    from numba.cuda.compiler import compile_cuda
+    from numba.cuda.compiler import compile_cuda, kernel_fixup
     import statefn
     from scan import _cache, block
 
@@ -62,8 +62,13 @@ _CHILD = textwrap.dedent(
                      cc=(9, 0))
     cres = compile_cuda(row_scan, types.void, (arr, arr), nvvm_options={"opt": 3},
                         cc=(9, 0), lto=True)
+    # what a kernel launch does next: mark the function as the entry point
+    kernel_fixup(cres.library.get_function(cres.fndesc.llvm_func_name), False)
+    cres.library._entry_name = cres.fndesc.llvm_func_name
     cubin = bytes(cres.library.get_cubin(cc=(9, 0, "a")).code)
+    sass_functions = cubin.count(b".text." + cres.fndesc.llvm_func_name.encode())
     print(json.dumps({"stats": _cache.stats(), "elf": cubin[:4] == b"\\x7fELF",
+                      "kernel_code": sass_functions > 0,
                       "sha256": hashlib.sha256(cubin).hexdigest()}))
     """
 )
@@ -85,6 +90,7 @@ def test_second_process_compiles_and_links_nothing(tmp_path: Path) -> None:
     cache_dir = tmp_path / "cache"
     cold = _child(cache_dir)
     assert cold["elf"]
+    assert cold["kernel_code"]  # the kernel is in the cubin, not stripped as unused
     assert cold["stats"]["builds:provider"] == 3  # load, scan, store
     assert cold["stats"]["builds:callback"] == 1
     assert cold["stats"]["builds:kernel"] == 1
@@ -102,6 +108,7 @@ def test_second_process_compiles_and_links_nothing(tmp_path: Path) -> None:
     again = _child(cache_dir)
     assert again["stats"]["builds"] == 0, again["stats"]
     assert again["stats"]["disk_hits"] == 5  # three providers, one callback, the kernel
+    assert again["kernel_code"]
     assert again["sha256"] == warm["sha256"]
 
 
@@ -124,7 +131,7 @@ def running_total_plus_one(state: Any, block_aggregate: Any) -> Any:
 
 def _library(prefix_op: Any, **options: Any) -> Any:
     # imported here: the module is also collected by the simulator run, which lacks it
-    from numba.cuda.compiler import compile_cuda
+    from numba.cuda.compiler import compile_cuda, kernel_fixup
 
     def kernel(src: Any, dst: Any) -> None:
         state = cuda.local.array(1, np.int64)
@@ -138,6 +145,8 @@ def _library(prefix_op: Any, **options: Any) -> Any:
     cres = compile_cuda(
         kernel, types.void, (arr, arr), nvvm_options={"opt": 3}, cc=(9, 0), lto=True, **options
     )
+    kernel_fixup(cres.library.get_function(cres.fndesc.llvm_func_name), False)
+    cres.library._entry_name = cres.fndesc.llvm_func_name
     return cres.library
 
 
