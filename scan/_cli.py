@@ -9,6 +9,7 @@ the same environment variables as the library (see :mod:`scan._cache`), so
 from __future__ import annotations
 
 import argparse
+import collections
 import datetime
 import json
 import sys
@@ -73,6 +74,8 @@ def _info(cache: ArtifactCache, as_json: bool, out: TextIO) -> int:
     from scan import _toolchain
 
     info = cache.info()
+    kinds = collections.Counter(e.kind for e in cache.entries())
+    info["entries_by_kind"] = dict(sorted(kinds.items()))
     cc = _device_cc()
     cc_note = "current device" if cc is not None else "no GPU found; showing the default"
     target = cc or _DEFAULT_CC
@@ -98,7 +101,8 @@ def _info(cache: ArtifactCache, as_json: bool, out: TextIO) -> int:
     lines = [
         f"location:  {where}",
         f"state:     {_state_line(info)}",
-        f"entries:   {info['entries']}",
+        f"entries:   {info['entries']}"
+        + (f" ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))})" if kinds else ""),
         f"size:      {_size(info['size_bytes'])} (bound {_size(info['max_bytes'])})",
         f"toolchain: cc {target[0]}.{target[1]} ({cc_note})",
         *(f"  {k:<16} {v}" for k, v in identity.items()),

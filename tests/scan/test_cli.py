@@ -52,7 +52,7 @@ def test_info_text(cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = run(capsys, "cache", "info")
     assert f"location:  {cache_dir}\n" in out
     assert "state:     enabled (read-write)\n" in out
-    assert "entries:   1\n" in out
+    assert "entries:   1 (provider 1)\n" in out
     assert "(bound 1.0 GiB)" in out
     assert ("no GPU found; showing the default" in out) or ("current device" in out)
     for component in ("arch", "cccl", "headers", "nvrtc", "nvjitlink", "nvvm"):
@@ -65,6 +65,7 @@ def test_info_json(cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert doc["directory"] == str(cache_dir)
     assert doc["enabled"] is True
     assert doc["entries"] == 0
+    assert doc["entries_by_kind"] == {}
     assert doc["max_bytes"] == 1 << 30
     assert doc["toolchain"]["arch"] == "sm_{}{}".format(*doc["cc"])
 
