@@ -22,12 +22,13 @@ as usual in each process (the provider and callback caches still apply).
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import importlib.metadata
 from pathlib import Path
 from typing import Any
 
 from ._cache import Artifact, compile_key, get_or_build
+from ._toolchain import _dist_version
 
 __all__ = ["KIND", "attach", "link_key"]
 
@@ -85,6 +86,7 @@ def _input_digest(item: Any) -> str | None:
     return f"{type(item).__name__}:{_digest(data)}"
 
 
+@functools.cache
 def _driver_version() -> str:
     try:
         from cuda.bindings import driver
@@ -93,13 +95,6 @@ def _driver_version() -> str:
         return str(version) if int(err) == 0 else "unavailable"
     except Exception:
         return "unavailable"
-
-
-def _dist(name: str) -> str:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return "not-installed"
 
 
 def link_key(library: Any, cc: tuple[Any, ...]) -> str | None:
@@ -124,7 +119,7 @@ def link_key(library: Any, cc: tuple[Any, ...]) -> str | None:
         "arch": arch,
         "max_registers": str(library._max_registers or 0),
         "driver": _driver_version(),
-        "cuda_core": _dist("cuda-core"),
+        "cuda_core": _dist_version("cuda-core"),
     }
     return compile_key(KIND, parts, (int(cc[0]), int(cc[1])))
 

@@ -21,6 +21,26 @@ def compile_kernel(
     return list(codes)
 
 
+def kernel_library(
+    pyfunc: Callable[..., Any], argtypes: Sequence[Any], cc: tuple[int, int] = CC, **options: Any
+) -> Any:
+    """The code library of a kernel as a launch builds it: compiled, marked as the entry point.
+
+    ``library.get_cubin(cc=(9, 0, "a"))`` then links it as the first launch
+    would. ``options`` go to numba-cuda's ``compile_cuda`` (e.g. ``max_registers``).
+    """
+    # imported here: the simulator run collects modules that import this one
+    from numba.cuda import types
+    from numba.cuda.compiler import compile_cuda, kernel_fixup
+
+    cres = compile_cuda(
+        pyfunc, types.void, tuple(argtypes), nvvm_options={"opt": 3}, cc=cc, lto=True, **options
+    )
+    kernel_fixup(cres.library.get_function(cres.fndesc.llvm_func_name), False)
+    cres.library._entry_name = cres.fndesc.llvm_func_name
+    return cres.library
+
+
 def link_cubin(codes: Sequence[Any], cc: tuple[int, int] = CC) -> bytes:
     """Link LTO-IR objects into one cubin for ``cc`` with nvJitLink."""
     from cuda.core import Linker, LinkerOptions, ObjectCode

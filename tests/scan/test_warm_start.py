@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers.kernels import kernel_library
 from numba import cuda
 from numba.cuda import types
 
@@ -36,7 +37,7 @@ _CHILD = textwrap.dedent(
     import numpy as np
     from numba import cuda
     from numba.cuda import types
-    from numba.cuda.compiler import compile_cuda, kernel_fixup
+    from helpers.kernels import kernel_library
     import statefn
     from scan import _cache, block
 
@@ -60,13 +61,9 @@ _CHILD = textwrap.dedent(
     arr = types.int32[:, ::1]
     cuda.compile_all(row_scan, (arr, arr), device=False, abi="numba", output="ltoir",
                      cc=(9, 0))
-    cres = compile_cuda(row_scan, types.void, (arr, arr), nvvm_options={"opt": 3},
-                        cc=(9, 0), lto=True)
-    # what a kernel launch does next: mark the function as the entry point
-    kernel_fixup(cres.library.get_function(cres.fndesc.llvm_func_name), False)
-    cres.library._entry_name = cres.fndesc.llvm_func_name
-    cubin = bytes(cres.library.get_cubin(cc=(9, 0, "a")).code)
-    sass_functions = cubin.count(b".text." + cres.fndesc.llvm_func_name.encode())
+    library = kernel_library(row_scan, (arr, arr))
+    cubin = bytes(library.get_cubin(cc=(9, 0, "a")).code)
+    sass_functions = cubin.count(b".text." + library._entry_name.encode())
     print(json.dumps({"stats": _cache.stats(), "elf": cubin[:4] == b"\\x7fELF",
                       "kernel_code": sass_functions > 0,
                       "sha256": hashlib.sha256(cubin).hexdigest()}))
@@ -75,7 +72,8 @@ _CHILD = textwrap.dedent(
 
 
 def _child(cache_dir: Path) -> dict[str, Any]:
-    env = dict(os.environ, STATEFN_SCAN_CACHE_DIR=str(cache_dir), PYTHONPATH=str(ROOT))
+    env = dict(os.environ, STATEFN_SCAN_CACHE_DIR=str(cache_dir))
+    env["PYTHONPATH"] = os.pathsep.join((str(ROOT), str(ROOT / "tests")))
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     env.pop(_cache.ENV_CACHE, None)
     out = subprocess.run(
@@ -130,9 +128,6 @@ def running_total_plus_one(state: Any, block_aggregate: Any) -> Any:
 
 
 def _library(prefix_op: Any, **options: Any) -> Any:
-    # imported here: the module is also collected by the simulator run, which lacks it
-    from numba.cuda.compiler import compile_cuda, kernel_fixup
-
     def kernel(src: Any, dst: Any) -> None:
         state = cuda.local.array(1, np.int64)
         state[0] = 0
@@ -142,12 +137,7 @@ def _library(prefix_op: Any, **options: Any) -> Any:
         block.store(dst, 0, items, threads=32)
 
     arr = types.int32[::1]
-    cres = compile_cuda(
-        kernel, types.void, (arr, arr), nvvm_options={"opt": 3}, cc=(9, 0), lto=True, **options
-    )
-    kernel_fixup(cres.library.get_function(cres.fndesc.llvm_func_name), False)
-    cres.library._entry_name = cres.fndesc.llvm_func_name
-    return cres.library
+    return kernel_library(kernel, (arr, arr), **options)
 
 
 @pytest.fixture(scope="module")
