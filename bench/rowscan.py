@@ -126,7 +126,9 @@ def running_total(state_dtype: str) -> Any:
     )
 
 
-def make_prefix_kernel(cfg: KernelConfig, dtype: str, state_dtype: str) -> Any:
+def make_prefix_kernel(
+    cfg: KernelConfig, dtype: str, state_dtype: str, *, auto_sync: bool = True
+) -> Any:
     """Row-wise inclusive sum carrying the running total in a stateful prefix callback.
 
     Parameters
@@ -135,6 +137,8 @@ def make_prefix_kernel(cfg: KernelConfig, dtype: str, state_dtype: str) -> Any:
         Block size, items per thread and algorithms (closed over as constants).
     dtype, state_dtype : str
         Value and callback-state dtype names (``"int32"``, ``"int64"``, ...).
+    auto_sync : bool
+        Passed to the scan (``bench/callback_variants.py`` compares both).
 
     Returns
     -------
@@ -150,6 +154,7 @@ def make_prefix_kernel(cfg: KernelConfig, dtype: str, state_dtype: str) -> Any:
     TILE = cfg.tile
     IO = cfg.io
     ALGO = cfg.algo
+    AUTO_SYNC = auto_sync
     total = running_total(state_dtype)
 
     @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
@@ -160,13 +165,22 @@ def make_prefix_kernel(cfg: KernelConfig, dtype: str, state_dtype: str) -> Any:
         items = cuda.local.array(ITEMS, VALUE)
         for base in range(0, src.shape[1], TILE):
             block.load(src[row], base, items, algorithm=IO)
-            block.inclusive_sum(items, items, prefix_op=total, prefix_state=state, algorithm=ALGO)
+            block.inclusive_sum(
+                items,
+                items,
+                prefix_op=total,
+                prefix_state=state,
+                algorithm=ALGO,
+                auto_sync=AUTO_SYNC,
+            )
             block.store(dst[row], base, items, algorithm=IO)
 
     return row_cumsum
 
 
-def make_hand_carried_kernel(cfg: KernelConfig, dtype: str, carry_dtype: str) -> Any:
+def make_hand_carried_kernel(
+    cfg: KernelConfig, dtype: str, carry_dtype: str, *, auto_sync: bool = False
+) -> Any:
     """The same tile loop without a callback: the running total is carried by hand.
 
     The arithmetic is the callback's: the carried total has the callback
@@ -183,6 +197,10 @@ def make_hand_carried_kernel(cfg: KernelConfig, dtype: str, carry_dtype: str) ->
     dtype, carry_dtype : str
         Value dtype name, and dtype of the carried total (the compared
         callback's state dtype).
+    auto_sync : bool
+        Passed to the scan. The default ``False`` is safe here, since the
+        kernel's own barrier separates one tile's scan from the next, and
+        gives the fewest barriers: two per tile, as in the ``prefix_op`` kernel.
 
     Returns
     -------
@@ -201,6 +219,7 @@ def make_hand_carried_kernel(cfg: KernelConfig, dtype: str, carry_dtype: str) ->
     TILE = cfg.tile
     IO = cfg.io
     ALGO = cfg.algo
+    AUTO_SYNC = auto_sync
 
     @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
     def row_cumsum_by_hand(src: Any, dst: Any) -> None:
@@ -211,7 +230,7 @@ def make_hand_carried_kernel(cfg: KernelConfig, dtype: str, carry_dtype: str) ->
         slot = 0
         for base in range(0, src.shape[1], TILE):
             block.load(src[row], base, items, algorithm=IO)
-            block.inclusive_sum(items, items, algorithm=ALGO)
+            block.inclusive_sum(items, items, algorithm=ALGO, auto_sync=AUTO_SYNC)
             if cuda.threadIdx.x == LAST_THREAD:
                 last[slot] = items[LAST_ITEM]
             prefix = VALUE(carry)

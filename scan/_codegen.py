@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
-GENERATOR_VERSION = "3"
+GENERATOR_VERSION = "4"
 
 _C_TYPES = {
     "int8": "signed char",
@@ -189,8 +189,39 @@ def _scan_call(plan: ScanPlan) -> str:
         lines.append("  prefix_op_t prefix_op{state};")
     lines.append(f"  block_scan_t(temp_storage).{method}({', '.join(args)});")
     if plan.auto_sync:
-        lines.append("  __syncthreads(); // temp storage may be reused after this barrier")
+        lines.append(_CALLBACK_SCAN_SYNC if callback_barrier_suffices(plan) else _SYNC)
     return "\n".join(lines)
+
+
+def callback_barrier_suffices(plan: ScanPlan) -> bool:
+    """Whether CUB's own barrier after the prefix callback makes the trailing one redundant.
+
+    In CUB's ``warp_scans`` algorithm a scan with a prefix callback ends with a
+    barrier after the callback; all that follows it is each thread reading the
+    broadcast prefix. Library-owned storage is used by this scan alone, whose
+    next call writes that prefix slot only after its own first barrier, and
+    its warp aggregates after every thread has passed the callback barrier of
+    this call. So every read of this call happens before the next call's
+    writes without a further barrier. The generated code still falls back to
+    the barrier for CCCL releases outside the ones whose code this was read
+    from (3.0 to 3.5).
+    """
+    return (
+        plan.prefix_op is not None
+        and plan.algorithm == "warp_scans"
+        and plan.temp_storage == "implicit"
+    )
+
+
+_SYNC = "  __syncthreads(); // temp storage may be reused after this barrier"
+_CALLBACK_SCAN_SYNC = (
+    "#if CCCL_VERSION >= 3000000 && CCCL_VERSION < 3006000\n"
+    "  // no barrier: CUB's barrier after the prefix callback already separates\n"
+    "  // this call's reads of the storage from the next call's writes\n"
+    "#else\n"
+    f"{_SYNC}\n"
+    "#endif"
+)
 
 
 def render_scan(

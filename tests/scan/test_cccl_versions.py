@@ -18,13 +18,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers.cccl import toolkit_cccl
 
 pytestmark = pytest.mark.nvrtc
-
-CANDIDATES = [
-    Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "include" / "cccl",
-    Path("/usr/local/cuda-13.0/include/cccl"),
-]
 
 CHILD = textwrap.dedent(
     """
@@ -63,29 +59,12 @@ CHILD = textwrap.dedent(
 )
 
 
-def _toolkit_cccl() -> Path | None:
-    """A local CCCL 3.0.x include folder, if a CUDA 13.0 toolkit is installed."""
-    for path in CANDIDATES:
-        header = path / "cuda" / "std" / "__cccl" / "version.h"
-        if not header.is_file():
-            continue
-        for line in header.read_text(errors="replace").splitlines():
-            parts = line.split()
-            if (
-                parts[:2] == ["#define", "CCCL_VERSION"]
-                and parts[2].isdigit()
-                and int(parts[2]) // 1000 == 3000
-            ):
-                return path
-    return None
-
-
-@pytest.mark.skipif(_toolkit_cccl() is None, reason="no CUDA 13.0 toolkit (CCCL 3.0) here")
+@pytest.mark.skipif(toolkit_cccl() is None, reason="no CUDA 13.0 toolkit (CCCL 3.0) here")
 def test_sums_carry_no_device_assert_with_cccl_3_0(tmp_path):
     root = Path(__file__).resolve().parents[2]
     env = dict(
         os.environ,
-        STATEFN_SCAN_CCCL_INCLUDE=str(_toolkit_cccl()),
+        STATEFN_SCAN_CCCL_INCLUDE=str(toolkit_cccl()),
         STATEFN_SCAN_CACHE_DIR=str(tmp_path),
         PYTHONPATH=os.pathsep.join([str(root), str(root / "tests")]),
     )

@@ -59,6 +59,16 @@ CASES = {
         scan_plan(prefix_op=running_total, prefix_state=ArrayFact(np.int64, 1, 1)),
         {"prefix_callback": PREFIX},
     ),
+    "inclusive_sum_stateful_warp_scans": (
+        scan_plan(
+            prefix_op=running_total,
+            prefix_state=ArrayFact(np.int64, 1, 1),
+            algorithm="warp_scans",
+            block=(256, 1, 1),
+            values=ArrayFact(np.int32, 1, 8),
+        ),
+        {"prefix_callback": PREFIX},
+    ),
     "exclusive_max_init_caller_temp": (
         scan_plan(
             function="exclusive_scan",
@@ -136,6 +146,34 @@ def test_no_barrier_when_opted_out_or_not_needed():
     assert "__syncthreads" not in render_scan(plan)
     assert "__syncthreads" not in render_tile_io(io_plan(algorithm="direct"))
     assert "__syncthreads" in render_tile_io(io_plan(algorithm="transpose"))
+
+
+def test_callback_scan_relies_on_cubs_barrier_only_where_that_is_safe():
+    guard = "#if CCCL_VERSION >= 3000000 && CCCL_VERSION < 3006000"
+    sync = "  __syncthreads(); // temp storage may be reused after this barrier"
+    stateful = {"prefix_op": running_total, "prefix_state": ArrayFact(np.int64, 1, 1)}
+    kw = {"prefix_callback": PREFIX}
+    # warp_scans, library-owned storage: no barrier of its own on CCCL 3.0-3.5
+    text = render_scan(scan_plan(algorithm="warp_scans", **stateful), **kw)
+    body = text.split(guard, 1)[1]
+    assert "#else\n" + sync + "\n#endif" in body
+    assert body.split("#else")[0].count("__syncthreads") == 0
+    assert text.count("__syncthreads") == 1
+    # otherwise the barrier stays unconditional
+    for plan in (
+        scan_plan(**stateful),  # raking
+        scan_plan(algorithm="warp_scans", temp_storage=ArrayFact(np.uint8), **stateful),
+    ):
+        text = render_scan(plan, **kw)
+        assert guard not in text
+        assert sync in text
+    for plan in (scan_plan(algorithm="warp_scans"), scan_plan(algorithm="raking")):
+        text = render_scan(plan)
+        assert guard not in text
+        assert sync in text
+    assert "__syncthreads" not in render_scan(
+        scan_plan(algorithm="warp_scans", auto_sync=False, **stateful), **kw
+    )
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Where a row scan's callback cost comes from: barrier variants, timed in interleaved rounds.
+
+For each configuration, dtype and shape, five kernels run the same tile loop:
+
+- ``prefix_op``: the running total in a stateful prefix callback (``bench/rowscan.py``);
+- ``prefix_op/auto_sync=False``: the same with no barrier after the scan whatever
+  the toolchain (for ``warp_scans`` on CCCL 3.0 to 3.5 the library already omits it);
+- ``hand_carried``: the total carried by hand, with its own barrier, which
+  also separates one tile's scan from the next, so the scan has
+  ``auto_sync=False`` (the kernel the benchmark compares with);
+- ``hand_carried/auto_sync=True``: the same with the scan's trailing barrier too;
+- ``hand_carried/cub_order``: the total carried by hand in the order of CUB's
+  callback scan: an exclusive sum of the thread totals (which also gives every
+  thread the tile's aggregate, so no barrier of its own), seeded by the carry,
+  then each thread's items scanned from that seed, after the scan's barrier.
+
+The kernels run in turn, ``--rounds`` times, each time ``--reps`` timed launches
+after warm-up; the reported time is the median over every round's launches, so
+drift in clock or temperature hits every variant alike. Every result is checked.
+Prints one ``RESULT`` line per kernel and a Markdown table::
+
+    python bench/callback_variants.py --config b256_i8_direct_warp_scans [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import _common
+import numpy as np
+import rowscan
+from numba import cuda
+
+
+def make_cub_order_kernel(
+    cfg: rowscan.KernelConfig, dtype: str, carry_dtype: str, *, auto_sync: bool = True
+) -> Any:
+    """The hand-carried tile loop with the arithmetic order of CUB's callback scan."""
+    from scan import block
+
+    VALUE = getattr(np, dtype)
+    CARRY = getattr(np, carry_dtype)
+    ZERO = CARRY(0)
+    ITEMS = cfg.items
+    TILE = cfg.tile
+    IO = cfg.io
+    ALGO = cfg.algo
+    AUTO_SYNC = auto_sync
+
+    @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
+    def row_cumsum_cub_order(src: Any, dst: Any) -> None:
+        row = cuda.blockIdx.x
+        items = cuda.local.array(ITEMS, VALUE)
+        aggregate = cuda.local.array(1, VALUE)
+        carry = ZERO
+        for base in range(0, src.shape[1], TILE):
+            block.load(src[row], base, items, algorithm=IO)
+            total = items[0]
+            for i in range(1, ITEMS):
+                total += items[i]
+            exclusive = block.exclusive_sum(
+                total, block_aggregate=aggregate, algorithm=ALGO, auto_sync=AUTO_SYNC
+            )
+            running = VALUE(carry) + exclusive
+            for i in range(ITEMS):
+                running += items[i]
+                items[i] = running
+            carry += CARRY(aggregate[0])
+            block.store(dst[row], base, items, algorithm=IO)
+
+    return row_cumsum_cub_order
+
+
+def _launch(kernel: Any, rows: int, block: int, d_src: Any, d_dst: Any) -> None:
+    kernel[rows, block](d_src, d_dst)
+
+
+#: (label, kernel factory, auto_sync)
+VARIANTS: tuple[tuple[str, Callable[..., Any], bool], ...] = (
+    ("prefix_op", rowscan.make_prefix_kernel, True),
+    ("prefix_op/auto_sync=False", rowscan.make_prefix_kernel, False),
+    ("hand_carried", rowscan.make_hand_carried_kernel, False),
+    ("hand_carried/auto_sync=True", rowscan.make_hand_carried_kernel, True),
+    ("hand_carried/cub_order", make_cub_order_kernel, True),
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Time the variants; returns the number of wrong results."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--config",
+        dest="configs",
+        action="append",
+        choices=[c.name for c in rowscan.CONFIGS],
+        help="configuration (repeatable); default: every one in bench/rowscan.py",
+    )
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds")
+    _common.add_common_args(parser, dtypes=rowscan.DTYPES)
+    args = parser.parse_args(argv)
+    _common.resolve_common_args(args, rowscan.DTYPES)
+    by_name = {c.name: c for c in rowscan.CONFIGS}
+    configs = [by_name[n] for n in args.configs] if args.configs else list(rowscan.CONFIGS)
+    failures = 0
+    table: list[list[object]] = []
+    for dtype in args.dtypes:
+        state = rowscan.MAIN_STATE[dtype]
+        for cfg in configs:
+            kernels = [
+                (label, factory(cfg, dtype, state, auto_sync=sync))
+                for label, factory, sync in VARIANTS
+            ]
+            for rows, cols in args.shapes:
+                d_src = cuda.device_array((rows, cols), dtype=dtype)
+                d_dst = cuda.device_array((rows, cols), dtype=dtype)
+                rowscan._fill(d_src)
+                times: dict[str, list[float]] = {label: [] for label, _ in kernels}
+                ok: dict[str, bool] = {label: True for label, _ in kernels}
+                for _ in range(args.rounds):
+                    for label, kernel in kernels:
+                        launch = functools.partial(_launch, kernel, rows, cfg.block, d_src, d_dst)
+
+                        rowscan._poison(d_dst)
+                        times[label] += _common.time_launches(
+                            launch,
+                            cuda.event,
+                            rowscan._elapsed_ms,
+                            reps=args.reps,
+                            warmup=args.warmup,
+                        )
+                        info = {"impl": label, "dtype": dtype, "config": cfg.name}
+                        ok[label] = rowscan._check(d_src, d_dst, info) and ok[label]
+                base = _common.median(times["hand_carried"])
+                for label, _ in kernels:
+                    med = _common.median(times[label])
+                    _common.emit(
+                        "RESULT",
+                        impl=label,
+                        dtype=dtype,
+                        rows=rows,
+                        cols=cols,
+                        config=cfg.name,
+                        state=state,
+                        median_ms=med,
+                        gbps=_common.gbps(rows, cols, d_src.dtype.itemsize, med),
+                        vs_hand_carried=med / base,
+                        reps=len(times[label]),
+                        ok=ok[label],
+                    )
+                    shape = f"{rows}x{cols}"
+                    table.append([cfg.name, dtype, shape, label, f"{med:.4f}", f"{med / base:.3f}"])
+                    failures += not ok[label]
+                del d_src, d_dst
+    print()
+    print("| config | dtype | shape | kernel | median ms | / hand_carried |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for row in table:
+        print("| " + " | ".join(str(v) for v in row) + " |")
+    return failures
+
+
+if __name__ == "__main__":
+    sys.exit(main())
