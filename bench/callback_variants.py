@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Where a row scan's callback cost comes from: barrier variants, timed in interleaved rounds.
 
-For each configuration, dtype and shape, five kernels run the same tile loop:
+For each configuration, dtype and shape, six kernels run the same tile loop:
 
 - ``prefix_op``: the running total in a stateful prefix callback (``bench/rowscan.py``);
 - ``prefix_op/auto_sync=False``: the same with no barrier after the scan whatever
@@ -13,7 +13,9 @@ For each configuration, dtype and shape, five kernels run the same tile loop:
 - ``hand_carried/cub_order``: the total carried by hand in the order of CUB's
   callback scan: an exclusive sum of the thread totals (which also gives every
   thread the tile's aggregate, so no barrier of its own), seeded by the carry,
-  then each thread's items scanned from that seed, after the scan's barrier.
+  then each thread's items scanned from that seed, after the scan's barrier;
+- ``prefix_op/max_registers=40``: the ``prefix_op`` kernel with a register cap
+  (occupancy of 6 blocks of 256 threads per multiprocessor).
 
 The kernels run in turn, ``--rounds`` times, each time ``--reps`` timed launches
 after warm-up; the reported time is the median over every round's launches, so
@@ -62,13 +64,13 @@ def make_cub_order_kernel(
             block.load(src[row], base, items, algorithm=IO)
             total = items[0]
             for i in range(1, ITEMS):
-                total += items[i]
+                total = VALUE(total + items[i])
             exclusive = block.exclusive_sum(
                 total, block_aggregate=aggregate, algorithm=ALGO, auto_sync=AUTO_SYNC
             )
-            running = VALUE(carry) + exclusive
+            running = VALUE(VALUE(carry) + exclusive)
             for i in range(ITEMS):
-                running += items[i]
+                running = VALUE(running + items[i])
                 items[i] = running
             carry += CARRY(aggregate[0])
             block.store(dst[row], base, items, algorithm=IO)
@@ -76,8 +78,27 @@ def make_cub_order_kernel(
     return row_cumsum_cub_order
 
 
+def _registers(kernel: Any) -> int:
+    """Registers per thread of the kernel's one compiled specialisation (-1 if unknown)."""
+    try:
+        return int(kernel.get_regs_per_thread())
+    except Exception:  # the simulator has no registers
+        return -1
+
+
 def _launch(kernel: Any, rows: int, block: int, d_src: Any, d_dst: Any) -> None:
     kernel[rows, block](d_src, d_dst)
+
+
+def make_register_capped_kernel(
+    cfg: rowscan.KernelConfig, dtype: str, state_dtype: str, *, auto_sync: bool = True
+) -> Any:
+    """The ``prefix_op`` kernel compiled with at most 40 registers per thread."""
+    kernel = rowscan.make_prefix_kernel(cfg, dtype, state_dtype, auto_sync=auto_sync)
+    try:
+        return cuda.jit(max_registers=40)(kernel.py_func)
+    except TypeError:  # the simulator takes no register limit
+        return kernel
 
 
 #: (label, kernel factory, auto_sync)
@@ -87,6 +108,7 @@ VARIANTS: tuple[tuple[str, Callable[..., Any], bool], ...] = (
     ("hand_carried", rowscan.make_hand_carried_kernel, False),
     ("hand_carried/auto_sync=True", rowscan.make_hand_carried_kernel, True),
     ("hand_carried/cub_order", make_cub_order_kernel, True),
+    ("prefix_op/max_registers=40", make_register_capped_kernel, True),
 )
 
 
@@ -123,21 +145,31 @@ def main(argv: list[str] | None = None) -> int:
                 ok: dict[str, bool] = {label: True for label, _ in kernels}
                 for _ in range(args.rounds):
                     for label, kernel in kernels:
+                        if not ok[label]:
+                            continue
                         launch = functools.partial(_launch, kernel, rows, cfg.block, d_src, d_dst)
-
-                        rowscan._poison(d_dst)
-                        times[label] += _common.time_launches(
-                            launch,
-                            cuda.event,
-                            rowscan._elapsed_ms,
-                            reps=args.reps,
-                            warmup=args.warmup,
-                        )
                         info = {"impl": label, "dtype": dtype, "config": cfg.name}
+                        rowscan._poison(d_dst)
+                        try:
+                            times[label] += _common.time_launches(
+                                launch,
+                                cuda.event,
+                                rowscan._elapsed_ms,
+                                reps=args.reps,
+                                warmup=args.warmup,
+                            )
+                        except Exception as exc:
+                            _common.emit_error(exc, **info)
+                            ok[label] = False
+                            continue
                         ok[label] = rowscan._check(d_src, d_dst, info) and ok[label]
-                base = _common.median(times["hand_carried"])
-                for label, _ in kernels:
+                base = _common.median(times["hand_carried"]) if times["hand_carried"] else 1.0
+                for label, kernel in kernels:
+                    if not times[label]:
+                        failures += 1
+                        continue
                     med = _common.median(times[label])
+                    regs = _registers(kernel)
                     _common.emit(
                         "RESULT",
                         impl=label,
@@ -149,16 +181,19 @@ def main(argv: list[str] | None = None) -> int:
                         median_ms=med,
                         gbps=_common.gbps(rows, cols, d_src.dtype.itemsize, med),
                         vs_hand_carried=med / base,
+                        registers=regs,
                         reps=len(times[label]),
                         ok=ok[label],
                     )
                     shape = f"{rows}x{cols}"
-                    table.append([cfg.name, dtype, shape, label, f"{med:.4f}", f"{med / base:.3f}"])
+                    table.append(
+                        [cfg.name, dtype, shape, label, regs, f"{med:.4f}", f"{med / base:.3f}"]
+                    )
                     failures += not ok[label]
                 del d_src, d_dst
     print()
-    print("| config | dtype | shape | kernel | median ms | / hand_carried |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| config | dtype | shape | kernel | registers | median ms | / hand_carried |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for row in table:
         print("| " + " | ".join(str(v) for v in row) + " |")
     return failures

@@ -259,6 +259,27 @@ def render_scan(
     )
 
 
+def _blocked_tail(plan: TileIOPlan) -> str:
+    """A partial tile in the blocked arrangement: CUB's guarded direct access, per thread.
+
+    ``cub::LoadDirectBlocked(rank, p, items, valid)`` compares
+    ``rank * ITEMS + i`` with ``valid`` for every item ``i``; compilers hoist
+    those ``ITEMS`` sums out of a tile loop and keep them in registers for the
+    whole loop. Called with the thread's own first item as the base and rank 0,
+    the same function compares ``i`` with one per-thread count instead.
+    """
+    bx, by, bz = plan.block
+    items = plan.items_per_thread
+    direct = "cub::LoadDirectBlocked" if plan.direction == "load" else "cub::StoreDirectBlocked"
+    args = "0, p + first, thread_items, valid_items - first"
+    if plan.direction == "load" and plan.has_oob_default:
+        args += ", *static_cast<const value_t*>(oob_default)"
+    return (
+        f"    const int first = cub::RowMajorTid({bx}, {by}, {bz}) * {items};\n"
+        f"    {direct}({args});"
+    )
+
+
 def render_tile_io(plan: TileIOPlan) -> str:
     """C++ source of a tile load or store provider."""
     load = plan.direction == "load"
@@ -266,37 +287,32 @@ def render_tile_io(plan: TileIOPlan) -> str:
     method = "Load" if load else "Store"
     extra_types = ""
     full = f"    block_io_t(temp_storage).{method}(p, thread_items);"
-    tail = "block_io_t(temp_storage)"
-    if plan.algorithm not in ("direct", "striped"):
+    if plan.algorithm == "vectorize":
+        # Vector accesses need 16-byte alignment; fall back to direct accesses
+        # otherwise, whatever the CUB version does on its own.
+        direct = "BLOCK_LOAD_DIRECT" if load else "BLOCK_STORE_DIRECT"
+        cub_class = "BlockLoad" if load else "BlockStore"
+        extra_types = (
+            f"using block_direct_t = cub::{cub_class}<value_t, {plan.block[0]}, "
+            f"{plan.items_per_thread}, cub::{direct}, {plan.block[1]}, {plan.block[2]}>;"
+        )
+        full = (
+            "    if (reinterpret_cast<unsigned long long>(p) % 16 == 0) {\n"
+            f"      block_io_t(temp_storage).{method}(p, thread_items);\n"
+            "    } else {\n"
+            f"      block_direct_t().{method}(p, thread_items);\n"
+            "    }"
+        )
+    if plan.algorithm == "striped":
+        oob = ", *static_cast<const value_t*>(oob_default)" if load and plan.has_oob_default else ""
+        partial = f"    block_io_t(temp_storage).{method}(p, thread_items, valid_items{oob});"
+    else:
         # Every other algorithm leaves items in the blocked arrangement, as
         # direct accesses do. A partial tile (at most one per row) is served
         # directly: that keeps the guarded exchange out of the kernel, which
         # costs registers in the full-tile loop, and defines the items past
         # the valid range (left unchanged) for every algorithm.
-        direct = "BLOCK_LOAD_DIRECT" if load else "BLOCK_STORE_DIRECT"
-        cub_class = "BlockLoad" if load else "BlockStore"
-        extra_types = (
-            f"using block_tail_t = cub::{cub_class}<value_t, {plan.block[0]}, "
-            f"{plan.items_per_thread}, cub::{direct}, {plan.block[1]}, {plan.block[2]}>;"
-        )
-        tail = "block_tail_t()"
-    if plan.algorithm == "vectorize":
-        # Vector accesses need 16-byte alignment; fall back to direct accesses
-        # otherwise, whatever the CUB version does on its own.
-        full = (
-            "    if (reinterpret_cast<unsigned long long>(p) % 16 == 0) {\n"
-            f"      block_io_t(temp_storage).{method}(p, thread_items);\n"
-            "    } else {\n"
-            f"      block_tail_t().{method}(p, thread_items);\n"
-            "    }"
-        )
-    if load and plan.has_oob_default:
-        partial = (
-            f"    {tail}.Load(p, thread_items, valid_items, "
-            "*static_cast<const value_t*>(oob_default));"
-        )
-    else:
-        partial = f"    {tail}.{method}(p, thread_items, valid_items);"
+        partial = _blocked_tail(plan)
     const = "const " if load else ""
     return _template("tile_io.cuh.in").substitute(
         generator_version=GENERATOR_VERSION,

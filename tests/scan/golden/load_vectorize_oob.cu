@@ -8,7 +8,7 @@ namespace {
 using value_t = double;
 using block_io_t = cub::BlockLoad<value_t, 256, 4, cub::BLOCK_LOAD_VECTORIZE, 1, 1>;
 using temp_storage_t = typename block_io_t::TempStorage;
-using block_tail_t = cub::BlockLoad<value_t, 256, 4, cub::BLOCK_LOAD_DIRECT, 1, 1>;
+using block_direct_t = cub::BlockLoad<value_t, 256, 4, cub::BLOCK_LOAD_DIRECT, 1, 1>;
 } // namespace
 
 extern "C" __device__ const unsigned statefn_scan_load_b733a4cd2d1727647c541662_temp_bytes = sizeof(temp_storage_t);
@@ -27,11 +27,12 @@ extern "C" __device__ int statefn_scan_load_b733a4cd2d1727647c541662(
     if (reinterpret_cast<unsigned long long>(p) % 16 == 0) {
       block_io_t(temp_storage).Load(p, thread_items);
     } else {
-      block_tail_t().Load(p, thread_items);
+      block_direct_t().Load(p, thread_items);
     }
   } else {
     const int valid_items = valid > 0 ? static_cast<int>(valid) : 0;
-    block_tail_t().Load(p, thread_items, valid_items, *static_cast<const value_t*>(oob_default));
+    const int first = cub::RowMajorTid(256, 1, 1) * 4;
+    cub::LoadDirectBlocked(0, p + first, thread_items, valid_items - first, *static_cast<const value_t*>(oob_default));
   }
 
   return 0;

@@ -8,7 +8,7 @@ namespace {
 using value_t = double;
 using block_io_t = cub::BlockStore<value_t, 256, 4, cub::BLOCK_STORE_WARP_TRANSPOSE, 1, 1>;
 using temp_storage_t = typename block_io_t::TempStorage;
-using block_tail_t = cub::BlockStore<value_t, 256, 4, cub::BLOCK_STORE_DIRECT, 1, 1>;
+
 } // namespace
 
 extern "C" __device__ const unsigned statefn_scan_store_2eef72809b57df0b72d354e5_temp_bytes = sizeof(temp_storage_t);
@@ -27,7 +27,8 @@ extern "C" __device__ int statefn_scan_store_2eef72809b57df0b72d354e5(
     block_io_t(temp_storage).Store(p, thread_items);
   } else {
     const int valid_items = valid > 0 ? static_cast<int>(valid) : 0;
-    block_tail_t().Store(p, thread_items, valid_items);
+    const int first = cub::RowMajorTid(256, 1, 1) * 4;
+    cub::StoreDirectBlocked(0, p + first, thread_items, valid_items - first);
   }
   __syncthreads(); // temp storage may be reused after this barrier
   return 0;
