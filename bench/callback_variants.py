@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Where a row scan's callback cost comes from: barrier variants, timed in interleaved rounds.
 
-For each configuration, dtype and shape, six kernels run the same tile loop:
+For each configuration, dtype and shape, eight kernels run the same tile loop:
 
 - ``prefix_op``: the running total in a stateful prefix callback (``bench/rowscan.py``);
 - ``prefix_op/auto_sync=False``: the same with no barrier after the scan whatever
@@ -14,8 +14,11 @@ For each configuration, dtype and shape, six kernels run the same tile loop:
   callback scan: an exclusive sum of the thread totals (which also gives every
   thread the tile's aggregate, so no barrier of its own), seeded by the carry,
   then each thread's items scanned from that seed, after the scan's barrier;
-- ``prefix_op/max_registers=40``: the ``prefix_op`` kernel with a register cap
-  (occupancy of 6 blocks of 256 threads per multiprocessor).
+- ``prefix_op/max_registers=40`` and ``=32``: the ``prefix_op`` kernel with a
+  register cap (room for 6, respectively 8, blocks of 256 threads per
+  multiprocessor);
+- ``hand_carried/6_blocks_per_sm``: the ``hand_carried`` kernel launched with
+  enough dynamic shared memory that at most 6 blocks fit on a multiprocessor.
 
 The kernels run in turn, ``--rounds`` times, each time ``--reps`` timed launches
 after warm-up; the reported time is the median over every round's launches, so
@@ -78,28 +81,48 @@ def make_cub_order_kernel(
     return row_cumsum_cub_order
 
 
-def _registers(kernel: Any) -> int:
-    """Registers per thread of the kernel's one compiled specialisation (-1 if unknown)."""
+def _sass(kernel: Any) -> tuple[int, int]:
+    """Registers per thread and LDL+STL count of a compiled kernel ((-1, -1) if unknown)."""
     try:
-        return int(kernel.get_regs_per_thread())
-    except Exception:  # the simulator has no registers
-        return -1
+        _, stats = rowscan.kernel_sass(kernel)
+    except Exception:  # the simulator has no SASS
+        return -1, -1
+    return stats.regs, stats.ldl + stats.stl
 
 
-def _launch(kernel: Any, rows: int, block: int, d_src: Any, d_dst: Any) -> None:
-    kernel[rows, block](d_src, d_dst)
-
-
-def make_register_capped_kernel(
-    cfg: rowscan.KernelConfig, dtype: str, state_dtype: str, *, auto_sync: bool = True
-) -> Any:
-    """The ``prefix_op`` kernel compiled with at most 40 registers per thread."""
-    kernel = rowscan.make_prefix_kernel(cfg, dtype, state_dtype, auto_sync=auto_sync)
+def _blocks_limit_bytes(blocks: int) -> int:
+    """Dynamic shared memory per block that leaves room for at most ``blocks`` blocks per SM."""
     try:
-        return cuda.jit(max_registers=40)(kernel.py_func)
-    except TypeError:  # the simulator takes no register limit
-        return kernel
+        per_sm = int(cuda.get_current_device().MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)
+    except Exception:  # the simulator: no limit to model
+        return 0
+    # a block also holds its static shared memory and 1 KiB the driver reserves
+    return int(per_sm / (blocks + 0.5)) - 2048
 
+
+def _launch(
+    kernel: Any, rows: int, block: int, d_src: Any, d_dst: Any, shared_bytes: int = 0
+) -> None:
+    kernel[rows, block, 0, shared_bytes](d_src, d_dst)
+
+
+def register_capped(limit: int) -> Callable[..., Any]:
+    """A factory of the ``prefix_op`` kernel compiled with at most ``limit`` registers."""
+
+    def make(
+        cfg: rowscan.KernelConfig, dtype: str, state_dtype: str, *, auto_sync: bool = True
+    ) -> Any:
+        kernel = rowscan.make_prefix_kernel(cfg, dtype, state_dtype, auto_sync=auto_sync)
+        try:
+            return cuda.jit(max_registers=limit)(kernel.py_func)
+        except TypeError:  # the simulator takes no register limit
+            return kernel
+
+    return make
+
+
+#: variants launched with dynamic shared memory that caps resident blocks per SM
+SHARED_LIMITED = {"hand_carried/6_blocks_per_sm": 6}
 
 #: (label, kernel factory, auto_sync)
 VARIANTS: tuple[tuple[str, Callable[..., Any], bool], ...] = (
@@ -108,7 +131,9 @@ VARIANTS: tuple[tuple[str, Callable[..., Any], bool], ...] = (
     ("hand_carried", rowscan.make_hand_carried_kernel, False),
     ("hand_carried/auto_sync=True", rowscan.make_hand_carried_kernel, True),
     ("hand_carried/cub_order", make_cub_order_kernel, True),
-    ("prefix_op/max_registers=40", make_register_capped_kernel, True),
+    ("prefix_op/max_registers=40", register_capped(40), True),
+    ("prefix_op/max_registers=32", register_capped(32), True),
+    ("hand_carried/6_blocks_per_sm", rowscan.make_hand_carried_kernel, False),
 )
 
 
@@ -147,7 +172,14 @@ def main(argv: list[str] | None = None) -> int:
                     for label, kernel in kernels:
                         if not ok[label]:
                             continue
-                        launch = functools.partial(_launch, kernel, rows, cfg.block, d_src, d_dst)
+                        shared = (
+                            _blocks_limit_bytes(SHARED_LIMITED[label])
+                            if label in SHARED_LIMITED
+                            else 0
+                        )
+                        launch = functools.partial(
+                            _launch, kernel, rows, cfg.block, d_src, d_dst, shared
+                        )
                         info = {"impl": label, "dtype": dtype, "config": cfg.name}
                         rowscan._poison(d_dst)
                         try:
@@ -169,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
                         failures += 1
                         continue
                     med = _common.median(times[label])
-                    regs = _registers(kernel)
+                    regs, spills = _sass(kernel)
                     _common.emit(
                         "RESULT",
                         impl=label,
@@ -182,18 +214,18 @@ def main(argv: list[str] | None = None) -> int:
                         gbps=_common.gbps(rows, cols, d_src.dtype.itemsize, med),
                         vs_hand_carried=med / base,
                         registers=regs,
+                        ldl_stl=spills,
                         reps=len(times[label]),
                         ok=ok[label],
                     )
                     shape = f"{rows}x{cols}"
-                    table.append(
-                        [cfg.name, dtype, shape, label, regs, f"{med:.4f}", f"{med / base:.3f}"]
-                    )
+                    timing = [f"{med:.4f}", f"{med / base:.3f}"]
+                    table.append([cfg.name, dtype, shape, label, regs, spills, *timing])
                     failures += not ok[label]
                 del d_src, d_dst
     print()
-    print("| config | dtype | shape | kernel | registers | median ms | / hand_carried |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| config | dtype | shape | kernel | registers | LDL+STL | median ms | / hand_carried |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in table:
         print("| " + " | ".join(str(v) for v in row) + " |")
     return failures
