@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
-GENERATOR_VERSION = "4"
+GENERATOR_VERSION = "5"
 
 _C_TYPES = {
     "int8": "signed char",
@@ -170,6 +170,59 @@ def _scan_functors(
     return "\n".join(out)
 
 
+#: built-in operators that are exactly associative on integers (modulo 2**bits)
+_INTEGER_ASSOCIATIVE = ("+", "*", "min", "max", "&", "|", "^")
+
+
+def thread_items_first(plan: ScanPlan) -> bool:
+    """Whether a scan with a prefix callback scans each thread's own items first.
+
+    CUB's scan of several items per thread with a callback reduces each
+    thread's items, scans the totals across the block, and only then, after
+    the barrier that delivers the callback's prefix, scans each thread's items
+    from its prefix: a chain of dependent operations between that barrier and
+    the results. For integers and the exactly associative built-in operators
+    the same results come from scanning the thread's items first and combining
+    each with the prefix afterwards, which leaves only independent operations
+    after the barrier. Floating point keeps CUB's order (reassociating would
+    change rounding).
+    """
+    op = plan.scan_op
+    return (
+        plan.prefix_op is not None
+        and plan.items_per_thread > 1
+        and plan.value_dtype.kind in "iu"
+        and op.is_builtin
+        and str(op.builtin) in _INTEGER_ASSOCIATIVE
+    )
+
+
+def _thread_items_first_call(plan: ScanPlan) -> list[str]:
+    n = plan.items_per_thread
+    if plan.mode == "inclusive":
+        combine = "output[i] = scan_op_t{}(thread_prefix, partial[i]);"
+        start = 0
+    else:
+        combine = "output[i] = scan_op_t{}(thread_prefix, partial[i - 1]);"
+        start = 1
+    lines = [
+        "  prefix_op_t prefix_op{state};",
+        "  // exact for integers: the thread's items are scanned before the block",
+        "  // scan, so only independent operations follow the prefix's barrier",
+        f"  value_t partial[{n}];",
+        "  partial[0] = input[0];",
+        "  #pragma unroll",
+        f"  for (int i = 1; i < {n}; ++i) partial[i] = scan_op_t{{}}(partial[i - 1], input[i]);",
+        "  value_t thread_prefix;",
+        f"  block_scan_t(temp_storage).ExclusiveScan(partial[{n - 1}], thread_prefix, "
+        "scan_op_t{}, prefix_op);",
+    ]
+    if start:
+        lines.append("  output[0] = thread_prefix;")
+    lines += ["  #pragma unroll", f"  for (int i = {start}; i < {n}; ++i) {combine}"]
+    return lines
+
+
 def _scan_call(plan: ScanPlan) -> str:
     sum_path = plan.scan_op.is_sum and not plan.has_initial_value
     method = ("Inclusive" if plan.mode == "inclusive" else "Exclusive") + (
@@ -185,9 +238,12 @@ def _scan_call(plan: ScanPlan) -> str:
     if plan.has_block_aggregate:
         args.append("*static_cast<value_t*>(block_aggregate)")
     lines = []
-    if plan.prefix_op is not None:
-        lines.append("  prefix_op_t prefix_op{state};")
-    lines.append(f"  block_scan_t(temp_storage).{method}({', '.join(args)});")
+    if thread_items_first(plan):
+        lines += _thread_items_first_call(plan)
+    else:
+        if plan.prefix_op is not None:
+            lines.append("  prefix_op_t prefix_op{state};")
+        lines.append(f"  block_scan_t(temp_storage).{method}({', '.join(args)});")
     if plan.auto_sync:
         lines.append(_CALLBACK_SCAN_SYNC if callback_barrier_suffices(plan) else _SYNC)
     return "\n".join(lines)

@@ -14,7 +14,13 @@ import numpy as np
 import pytest
 
 import statefn
-from scan._codegen import CallbackDecl, provider_symbol, render_scan, render_tile_io
+from scan._codegen import (
+    CallbackDecl,
+    provider_symbol,
+    render_scan,
+    render_tile_io,
+    thread_items_first,
+)
 from scan._plan import ArrayFact, ScalarFact, plan_scan, plan_tile_io
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -134,11 +140,58 @@ def test_structure_of_a_stateful_scan():
     assert "using value_t = int;" in text
     assert PREFIX.c_decl in text
     assert "statefn_stateful_cb(&r, state, &block_aggregate)" in text
-    assert "block_scan_t(temp_storage).InclusiveSum(input, output, prefix_op);" in text
+    # int32 and +: the thread's items are scanned first (see the next test)
+    assert (
+        "block_scan_t(temp_storage).ExclusiveScan(partial[3], thread_prefix, "
+        "scan_op_t{}, prefix_op);" in text
+    )
     assert "__shared__ temp_storage_t library_temp_storage;" in text
     assert "__syncthreads();" in text
     assert f"{symbol}_temp_bytes = sizeof(temp_storage_t)" in text
     assert f"plan key: {plan.key}" in text
+
+
+STATE = {"prefix_op": running_total, "prefix_state": ArrayFact(np.int64, 1, 1)}
+
+
+@pytest.mark.parametrize("mode", ["inclusive", "exclusive"])
+@pytest.mark.parametrize("op", ["+", "*", "min", "max", "&", "|", "^"])
+def test_integer_callback_scans_scan_thread_items_first(mode, op):
+    plan = scan_plan(
+        function="scan", mode=mode, scan_op=op, values=ArrayFact(np.uint16, 1, 4), **STATE
+    )
+    assert thread_items_first(plan)
+    text = render_scan(plan, prefix_callback=PREFIX)
+    assert "partial[i] = scan_op_t{}(partial[i - 1], input[i]);" in text
+    call = "ExclusiveScan(partial[3], thread_prefix, scan_op_t{}, prefix_op);"
+    assert f"block_scan_t(temp_storage).{call}" in text
+    if mode == "inclusive":
+        assert (
+            "for (int i = 0; i < 4; ++i) output[i] = scan_op_t{}(thread_prefix, partial[i]);"
+            in text
+        )
+    else:
+        assert "output[0] = thread_prefix;" in text
+        assert (
+            "for (int i = 1; i < 4; ++i) output[i] = scan_op_t{}(thread_prefix, partial[i - 1]);"
+            in text
+        )
+
+
+@pytest.mark.parametrize(
+    "over",
+    [
+        {"values": ArrayFact(np.float32, 1, 4)},  # rounding: CUB's order
+        {"values": ArrayFact(np.int32, 1, 1)},  # one item: nothing to gain
+        {"values": ArrayFact(np.int32, 1, 4), "prefix_op": None, "prefix_state": None},
+    ],
+)
+def test_other_scans_keep_cubs_own_order(over):
+    plan = scan_plan(**{**STATE, **over})
+    assert not thread_items_first(plan)
+    text = render_scan(plan, prefix_callback=PREFIX if plan.prefix_op is not None else None)
+    assert "partial" not in text
+    assert "block_scan_t(temp_storage).InclusiveSum(input, output" in text
 
 
 def test_no_barrier_when_opted_out_or_not_needed():
