@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Where a row scan's callback cost comes from: barrier variants, timed in interleaved rounds.
 
-For each configuration, dtype and shape, eight kernels run the same tile loop:
+For each configuration, dtype and shape, ten kernels run the same tile loop:
 
 - ``prefix_op``: the running total in a stateful prefix callback (``bench/rowscan.py``);
 - ``prefix_op/auto_sync=False``: the same with no barrier after the scan whatever
@@ -14,9 +14,14 @@ For each configuration, dtype and shape, eight kernels run the same tile loop:
   callback scan: an exclusive sum of the thread totals (which also gives every
   thread the tile's aggregate, so no barrier of its own), seeded by the carry,
   then each thread's items scanned from that seed, after the scan's barrier;
-- ``prefix_op/max_registers=40`` and ``=32``: the ``prefix_op`` kernel with a
-  register cap (room for 6, respectively 8, blocks of 256 threads per
-  multiprocessor);
+- ``hand_carried/late_prefix``: the total carried by hand with the callback
+  protocol's data flow: thread 0 publishes the prefix, every thread reads it
+  after a barrier and only then adds it to its items;
+- ``prefix_op/no_launch_bounds`` and ``hand_carried/no_launch_bounds``: the
+  two kernels compiled without declaring the block size (for a configuration
+  that declares it: ``KernelConfig.launch_bounds``);
+- ``prefix_op/max_registers=32``: the ``prefix_op`` kernel with a register cap
+  (room for 8 blocks of 256 threads per multiprocessor);
 - ``hand_carried/6_blocks_per_sm``: the ``hand_carried`` kernel launched with
   enough dynamic shared memory that at most 6 blocks fit on a multiprocessor.
 
@@ -31,6 +36,7 @@ Prints one ``RESULT`` line per kernel and a Markdown table::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import sys
 from collections.abc import Callable
@@ -57,7 +63,7 @@ def make_cub_order_kernel(
     ALGO = cfg.algo
     AUTO_SYNC = auto_sync
 
-    @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
+    @rowscan.kernel_jit(cfg)  # type: ignore[untyped-decorator, unused-ignore]
     def row_cumsum_cub_order(src: Any, dst: Any) -> None:
         row = cuda.blockIdx.x
         items = cuda.local.array(ITEMS, VALUE)
@@ -81,13 +87,60 @@ def make_cub_order_kernel(
     return row_cumsum_cub_order
 
 
+def make_late_prefix_kernel(
+    cfg: rowscan.KernelConfig, dtype: str, carry_dtype: str, *, auto_sync: bool = False
+) -> Any:
+    """The hand-carried tile loop with the data flow of the callback protocol.
+
+    As with ``prefix_op``, thread 0 publishes the tile's prefix in shared
+    memory and every thread reads it after a barrier and only then adds it to
+    its items; the scan's block aggregate (known to every thread) advances the
+    carried total. Two slots alternate, as in the hand-carried kernel.
+    """
+    from scan import block
+
+    VALUE = getattr(np, dtype)
+    CARRY = getattr(np, carry_dtype)
+    ZERO = CARRY(0)
+    ITEMS = cfg.items
+    TILE = cfg.tile
+    IO = cfg.io
+    ALGO = cfg.algo
+    AUTO_SYNC = auto_sync
+
+    @rowscan.kernel_jit(cfg)  # type: ignore[untyped-decorator, unused-ignore]
+    def row_cumsum_late_prefix(src: Any, dst: Any) -> None:
+        row = cuda.blockIdx.x
+        published = cuda.shared.array(2, VALUE)
+        items = cuda.local.array(ITEMS, VALUE)
+        aggregate = cuda.local.array(1, VALUE)
+        carry = ZERO
+        slot = 0
+        for base in range(0, src.shape[1], TILE):
+            block.load(src[row], base, items, algorithm=IO)
+            block.inclusive_sum(
+                items, items, block_aggregate=aggregate, algorithm=ALGO, auto_sync=AUTO_SYNC
+            )
+            if cuda.threadIdx.x == 0:
+                published[slot] = VALUE(carry)
+            carry += CARRY(aggregate[0])
+            cuda.syncthreads()
+            prefix = published[slot]
+            for i in range(ITEMS):
+                items[i] += prefix
+            slot ^= 1
+            block.store(dst[row], base, items, algorithm=IO)
+
+    return row_cumsum_late_prefix
+
+
 def _sass(kernel: Any) -> tuple[int, int]:
     """Registers per thread and LDL+STL count of a compiled kernel ((-1, -1) if unknown)."""
     try:
         _, stats = rowscan.kernel_sass(kernel)
     except Exception:  # the simulator has no SASS
         return -1, -1
-    return stats.regs, stats.ldl + stats.stl
+    return (-1 if stats.regs is None else stats.regs), stats.ldl + stats.stl
 
 
 def _blocks_limit_bytes(blocks: int) -> int:
@@ -113,10 +166,20 @@ def register_capped(limit: int) -> Callable[..., Any]:
         cfg: rowscan.KernelConfig, dtype: str, state_dtype: str, *, auto_sync: bool = True
     ) -> Any:
         kernel = rowscan.make_prefix_kernel(cfg, dtype, state_dtype, auto_sync=auto_sync)
+        bounds = {"launch_bounds": cfg.block} if cfg.launch_bounds else {}
         try:
-            return cuda.jit(max_registers=limit)(kernel.py_func)
+            return cuda.jit(max_registers=limit, **bounds)(kernel.py_func)
         except TypeError:  # the simulator takes no register limit
             return kernel
+
+    return make
+
+
+def without_launch_bounds(factory: Callable[..., Any]) -> Callable[..., Any]:
+    """``factory`` for the same configuration compiled without launch bounds."""
+
+    def make(cfg: rowscan.KernelConfig, *args: Any, **kwargs: Any) -> Any:
+        return factory(dataclasses.replace(cfg, launch_bounds=False), *args, **kwargs)
 
     return make
 
@@ -131,7 +194,13 @@ VARIANTS: tuple[tuple[str, Callable[..., Any], bool], ...] = (
     ("hand_carried", rowscan.make_hand_carried_kernel, False),
     ("hand_carried/auto_sync=True", rowscan.make_hand_carried_kernel, True),
     ("hand_carried/cub_order", make_cub_order_kernel, True),
-    ("prefix_op/max_registers=40", register_capped(40), True),
+    ("hand_carried/late_prefix", make_late_prefix_kernel, False),
+    ("prefix_op/no_launch_bounds", without_launch_bounds(rowscan.make_prefix_kernel), True),
+    (
+        "hand_carried/no_launch_bounds",
+        without_launch_bounds(rowscan.make_hand_carried_kernel),
+        False,
+    ),
     ("prefix_op/max_registers=32", register_capped(32), True),
     ("hand_carried/6_blocks_per_sm", rowscan.make_hand_carried_kernel, False),
 )
