@@ -48,19 +48,21 @@ import rowscan
 from numba import cuda
 
 
+def _constants(
+    cfg: rowscan.KernelConfig, dtype: str, carry_dtype: str
+) -> tuple[Any, Any, int, int, rowscan.TileIO, rowscan.ScanAlgorithm]:
+    """Value type, carry type, items per thread, tile, I/O and scan algorithm (kernel constants)."""
+    return getattr(np, dtype), getattr(np, carry_dtype), cfg.items, cfg.tile, cfg.io, cfg.algo
+
+
 def make_cub_order_kernel(
     cfg: rowscan.KernelConfig, dtype: str, carry_dtype: str, *, auto_sync: bool = True
 ) -> Any:
     """The hand-carried tile loop with the arithmetic order of CUB's callback scan."""
     from scan import block
 
-    VALUE = getattr(np, dtype)
-    CARRY = getattr(np, carry_dtype)
+    VALUE, CARRY, ITEMS, TILE, IO, ALGO = _constants(cfg, dtype, carry_dtype)
     ZERO = CARRY(0)
-    ITEMS = cfg.items
-    TILE = cfg.tile
-    IO = cfg.io
-    ALGO = cfg.algo
     AUTO_SYNC = auto_sync
 
     @rowscan.kernel_jit(cfg)  # type: ignore[untyped-decorator, unused-ignore]
@@ -99,13 +101,8 @@ def make_late_prefix_kernel(
     """
     from scan import block
 
-    VALUE = getattr(np, dtype)
-    CARRY = getattr(np, carry_dtype)
+    VALUE, CARRY, ITEMS, TILE, IO, ALGO = _constants(cfg, dtype, carry_dtype)
     ZERO = CARRY(0)
-    ITEMS = cfg.items
-    TILE = cfg.tile
-    IO = cfg.io
-    ALGO = cfg.algo
     AUTO_SYNC = auto_sync
 
     @rowscan.kernel_jit(cfg)  # type: ignore[untyped-decorator, unused-ignore]
