@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Where a row scan's callback cost comes from: barrier variants, timed in interleaved rounds.
 
-For each configuration, dtype and shape, ten kernels run the same tile loop:
+For each configuration, dtype and shape, nine kernels run the same tile loop:
 
 - ``prefix_op``: the running total in a stateful prefix callback (``bench/rowscan.py``);
 - ``prefix_op/auto_sync=False``: the same with no barrier after the scan whatever
@@ -20,8 +20,6 @@ For each configuration, dtype and shape, ten kernels run the same tile loop:
 - ``prefix_op/no_launch_bounds`` and ``hand_carried/no_launch_bounds``: the
   two kernels compiled without declaring the block size (for a configuration
   that declares it: ``KernelConfig.launch_bounds``);
-- ``prefix_op/max_registers=32``: the ``prefix_op`` kernel with a register cap
-  (room for 8 blocks of 256 threads per multiprocessor);
 - ``hand_carried/6_blocks_per_sm``: the ``hand_carried`` kernel launched with
   enough dynamic shared memory that at most 6 blocks fit on a multiprocessor.
 
@@ -156,22 +154,6 @@ def _launch(
     kernel[rows, block, 0, shared_bytes](d_src, d_dst)
 
 
-def register_capped(limit: int) -> Callable[..., Any]:
-    """A factory of the ``prefix_op`` kernel compiled with at most ``limit`` registers."""
-
-    def make(
-        cfg: rowscan.KernelConfig, dtype: str, state_dtype: str, *, auto_sync: bool = True
-    ) -> Any:
-        kernel = rowscan.make_prefix_kernel(cfg, dtype, state_dtype, auto_sync=auto_sync)
-        bounds = {"launch_bounds": cfg.block} if cfg.launch_bounds else {}
-        try:
-            return cuda.jit(max_registers=limit, **bounds)(kernel.py_func)
-        except TypeError:  # the simulator takes no register limit
-            return kernel
-
-    return make
-
-
 def without_launch_bounds(factory: Callable[..., Any]) -> Callable[..., Any]:
     """``factory`` for the same configuration compiled without launch bounds."""
 
@@ -198,7 +180,6 @@ VARIANTS: tuple[tuple[str, Callable[..., Any], bool], ...] = (
         without_launch_bounds(rowscan.make_hand_carried_kernel),
         False,
     ),
-    ("prefix_op/max_registers=32", register_capped(32), True),
     ("hand_carried/6_blocks_per_sm", rowscan.make_hand_carried_kernel, False),
 )
 
