@@ -41,16 +41,8 @@ from collections.abc import Callable
 from typing import Any
 
 import _common
-import numpy as np
 import rowscan
 from numba import cuda
-
-
-def _constants(
-    cfg: rowscan.KernelConfig, dtype: str, carry_dtype: str
-) -> tuple[Any, Any, int, int, rowscan.TileIO, rowscan.ScanAlgorithm]:
-    """Value type, carry type, items per thread, tile, I/O and scan algorithm (kernel constants)."""
-    return getattr(np, dtype), getattr(np, carry_dtype), cfg.items, cfg.tile, cfg.io, cfg.algo
 
 
 def make_cub_order_kernel(
@@ -59,7 +51,7 @@ def make_cub_order_kernel(
     """The hand-carried tile loop with the arithmetic order of CUB's callback scan."""
     from scan import block
 
-    VALUE, CARRY, ITEMS, TILE, IO, ALGO = _constants(cfg, dtype, carry_dtype)
+    VALUE, CARRY, ITEMS, TILE, IO, ALGO = rowscan.kernel_constants(cfg, dtype, carry_dtype)
     ZERO = CARRY(0)
     AUTO_SYNC = auto_sync
 
@@ -99,7 +91,7 @@ def make_late_prefix_kernel(
     """
     from scan import block
 
-    VALUE, CARRY, ITEMS, TILE, IO, ALGO = _constants(cfg, dtype, carry_dtype)
+    VALUE, CARRY, ITEMS, TILE, IO, ALGO = rowscan.kernel_constants(cfg, dtype, carry_dtype)
     ZERO = CARRY(0)
     AUTO_SYNC = auto_sync
 

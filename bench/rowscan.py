@@ -129,6 +129,15 @@ def kernel_jit(cfg: KernelConfig) -> Any:
     return cuda.jit
 
 
+def kernel_constants(
+    cfg: KernelConfig, dtype: str, second_dtype: str
+) -> tuple[Any, Any, int, int, TileIO, ScanAlgorithm]:
+    """What a tile-loop kernel closes over: the value type, a second type (the
+    callback state's or the carried total's), items per thread, tile, and the
+    I/O and scan algorithms."""
+    return getattr(np, dtype), getattr(np, second_dtype), cfg.items, cfg.tile, cfg.io, cfg.algo
+
+
 def _running_total_op(state: Any, block_aggregate: Any) -> Any:
     prefix = state[0]
     state[0] = prefix + block_aggregate
@@ -168,12 +177,7 @@ def make_prefix_kernel(
 
     from scan import block
 
-    VALUE = getattr(np, dtype)
-    STATE = getattr(np, state_dtype)
-    ITEMS = cfg.items
-    TILE = cfg.tile
-    IO = cfg.io
-    ALGO = cfg.algo
+    VALUE, STATE, ITEMS, TILE, IO, ALGO = kernel_constants(cfg, dtype, state_dtype)
     AUTO_SYNC = auto_sync
     total = running_total(state_dtype)
 
@@ -230,15 +234,10 @@ def make_hand_carried_kernel(
 
     from scan import block
 
-    VALUE = getattr(np, dtype)
-    CARRY = getattr(np, carry_dtype)
+    VALUE, CARRY, ITEMS, TILE, IO, ALGO = kernel_constants(cfg, dtype, carry_dtype)
     ZERO = CARRY(0)
-    ITEMS = cfg.items
     LAST_ITEM = cfg.items - 1
     LAST_THREAD = cfg.block - 1
-    TILE = cfg.tile
-    IO = cfg.io
-    ALGO = cfg.algo
     AUTO_SYNC = auto_sync
 
     @kernel_jit(cfg)  # type: ignore[untyped-decorator, unused-ignore]
