@@ -17,8 +17,14 @@ simulator). C++ is generated, compiled with NVRTC and cached on first use.
 from __future__ import annotations
 
 from . import _sim_switch, block
-from ._cache import CacheWarning
-from ._errors import CompileError, PlanError, ScanError, ScanTypeError
+from ._errors import (
+    CacheWarning,
+    CompileError,
+    PlanError,
+    ScanError,
+    ScanTypeError,
+    ToolchainError,
+)
 
 if _sim_switch.ACTIVE:
     from . import _sim
@@ -27,6 +33,14 @@ if _sim_switch.ACTIVE:
 else:
     from . import _registry  # noqa: F401  (registers typing and lowering)
 
-__all__ = ["CacheWarning", "CompileError", "PlanError", "ScanError", "ScanTypeError", "block"]
+__all__ = [
+    "CacheWarning",
+    "CompileError",
+    "PlanError",
+    "ScanError",
+    "ScanTypeError",
+    "ToolchainError",
+    "block",
+]
 
 __version__ = "0.1.0"

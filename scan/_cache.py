@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Persistent compile cache: key -> bytes plus a small JSON record.
 
-This module owns cache keys (:func:`cache_key`, :func:`compile_key`), the
-:class:`ArtifactCache` (an in-memory layer over an optional directory) and the
+This module owns the :class:`ArtifactCache` (an in-memory layer over an optional directory) and the
 process-wide :func:`default_cache` used by :func:`get_or_build`.
 
 Decisions, each with its reason:
@@ -58,6 +57,9 @@ from typing import Any, TypeAlias
 
 import attrs
 
+from ._errors import CacheWarning
+from ._keys import check_kind
+
 __all__ = [
     "ENV_CACHE",
     "ENV_CACHE_DIR",
@@ -65,10 +67,7 @@ __all__ = [
     "Artifact",
     "ArtifactCache",
     "CacheEntry",
-    "CacheWarning",
     "MetaValue",
-    "cache_key",
-    "compile_key",
     "default_cache",
     "default_directory",
     "get_or_build",
@@ -82,23 +81,17 @@ ENV_CACHE = "STATEFN_SCAN_CACHE"
 #: Size bound of the directory in bytes (suffixes K, M, G allowed); default 1 GiB.
 ENV_CACHE_MAX_BYTES = "STATEFN_SCAN_CACHE_MAX_BYTES"
 
-# Bump when the key encoding or the record layout changes: old entries then
-# simply stop matching and age out through eviction.
-_KEY_SCHEMA_VERSION = 1
+# Bump when the record layout changes: old entries then simply stop matching
+# and age out through eviction.
 _RECORD_SCHEMA_VERSION = 1
 _DEFAULT_MAX_BYTES = 1 << 30
 _KEY_RE = re.compile(r"^[0-9a-f]{64}$")
-_KIND_RE = re.compile(r"^[a-z][a-z0-9_.-]{0,63}$")
 _ENTRY_RE = re.compile(r"^([0-9a-f]{64})\.(bin|json)$")
 _TEMP_RE = re.compile(r"^\.[0-9a-f]{64}\.(bin|json)\.[A-Za-z0-9_]+\.tmp$")
 _STALE_TEMP_SECONDS = 3600.0
 _OFF = {"0", "off", "false", "no"}
 
 MetaValue: TypeAlias = str | int | float | bool | None
-
-
-class CacheWarning(UserWarning):
-    """The compile cache could not be used as configured; work continues without it."""
 
 
 # ---------------------------------------------------------------------------- values
@@ -165,70 +158,6 @@ class CacheEntry:
 
 
 # ---------------------------------------------------------------------------- keys
-
-
-def _check_kind(kind: str) -> str:
-    if not isinstance(kind, str) or not _KIND_RE.match(kind):
-        raise ValueError(
-            f"cache kind must match {_KIND_RE.pattern} (e.g. 'provider'); got {kind!r}."
-        )
-    return kind
-
-
-def cache_key(kind: str, parts: Mapping[str, str]) -> str:
-    """Return the cache key for `parts`: sha256 of a canonical, versioned JSON encoding.
-
-    Parameters
-    ----------
-    kind : str
-        What is being built (``"provider"``, ``"callback"``); part of the key.
-    parts : Mapping[str, str]
-        Every input of the build (source text or its digest, options, the
-        toolchain identity, ...). Values must be ``str`` so nothing depends on
-        ``repr`` of arbitrary objects.
-
-    Returns
-    -------
-    str
-        64 lowercase hex digits.
-
-    Raises
-    ------
-    TypeError
-        If a key or value of `parts` is not a ``str``.
-    """
-    _check_kind(kind)
-    for k, v in parts.items():
-        if not isinstance(k, str) or not isinstance(v, str):
-            raise TypeError(
-                f"cache key parts must map str to str; got {k!r}: {v!r} "
-                f"({type(v).__name__}). Convert values explicitly (e.g. str(), a hex digest)."
-            )
-    doc = {"schema": _KEY_SCHEMA_VERSION, "kind": kind, "parts": dict(parts)}
-    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
-
-
-def compile_key(kind: str, parts: Mapping[str, str], cc: tuple[int, int]) -> str:
-    """Return :func:`cache_key` of `parts` plus ``toolchain_identity(cc)``.
-
-    The identity's entries are added as ``toolchain.<name>``.
-
-    Raises
-    ------
-    ValueError
-        If `parts` already has a ``toolchain.``-prefixed entry.
-    """
-    from scan._toolchain import toolchain_identity
-
-    clash = sorted(k for k in parts if k.startswith("toolchain."))
-    if clash:
-        raise ValueError(
-            f"compile_key adds the toolchain identity itself; parts must not contain {clash}."
-        )
-    merged = dict(parts)
-    merged.update({f"toolchain.{k}": v for k, v in toolchain_identity(cc).items()})
-    return cache_key(kind, merged)
 
 
 # ---------------------------------------------------------------------------- the cache
@@ -339,7 +268,7 @@ class ArtifactCache:
     def put(self, key: str, artifact: Artifact, *, kind: str = "artifact") -> None:
         """Store `artifact` under `key` in memory and, if possible, on disk."""
         _check_key(key)
-        _check_kind(kind)
+        check_kind(kind)
         if not isinstance(artifact, Artifact):
             raise TypeError(f"put expects an Artifact; got {type(artifact).__name__}.")
         with self._lock:
@@ -353,7 +282,7 @@ class ArtifactCache:
         and ``builds:<kind>`` (every call of `build`, successful or not).
         Concurrent threads asking for one key build it once.
         """
-        _check_kind(kind)
+        check_kind(kind)
         _check_key(key)
         with self._lock:
             key_lock = self._key_locks.setdefault(key, threading.Lock())

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from scan._cache import ArtifactCache, default_cache, default_directory
+from scan._errors import ToolchainError
 
 __all__ = ["main"]
 
@@ -83,7 +84,7 @@ def _info(cache: ArtifactCache, as_json: bool, out: TextIO) -> int:
     try:
         headers: list[str] | str = list(_toolchain.cccl_include_dirs())
         origin = _toolchain.cccl_include_origin()
-    except _toolchain.ToolchainError as exc:
+    except ToolchainError as exc:
         headers, origin = str(exc), "not found"
     if as_json:
         doc = {

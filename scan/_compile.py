@@ -20,9 +20,10 @@ from typing import NamedTuple
 
 import attrs
 
-from ._cache import Artifact, compile_key, get_or_build
+from ._cache import Artifact, get_or_build
 from ._codegen import GENERATOR_VERSION
 from ._errors import CompileError
+from ._keys import compile_key
 from ._toolchain import cccl_include_dirs
 
 __all__ = ["Provider", "TempStorageLayout", "compile_provider", "nvrtc_options"]

@@ -7,7 +7,14 @@ what was wrong, what was expected, what was got, and what to do.
 
 from __future__ import annotations
 
-__all__ = ["CompileError", "PlanError", "ScanError", "ScanTypeError"]
+__all__ = [
+    "CacheWarning",
+    "CompileError",
+    "PlanError",
+    "ScanError",
+    "ScanTypeError",
+    "ToolchainError",
+]
 
 
 class ScanError(Exception):
@@ -40,3 +47,11 @@ class CompileError(ScanError, RuntimeError):
         super().__init__(message)
         self.log = log
         self.source_path = source_path
+
+
+class ToolchainError(ScanError, RuntimeError):
+    """A part of the CUDA toolchain (headers or a compiler library) could not be found or used."""
+
+
+class CacheWarning(UserWarning):
+    """The compile cache could not be used as configured; work continues without it."""

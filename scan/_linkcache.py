@@ -27,7 +27,8 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from ._cache import Artifact, compile_key, get_or_build
+from ._cache import Artifact, get_or_build
+from ._keys import compile_key
 from ._toolchain import _dist_version
 
 __all__ = ["KIND", "attach", "link_key"]

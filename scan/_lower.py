@@ -24,10 +24,11 @@ import statefn
 from statefn import _abi
 
 from . import _linkcache
-from ._cache import Artifact, compile_key, get_or_build
+from ._cache import Artifact, get_or_build
 from ._codegen import CallbackDecl, provider_symbol, render_scan, render_tile_io
 from ._compile import Provider, compile_provider
 from ._errors import PlanError
+from ._keys import compile_key
 from ._plan import ScanPlan, TileIOPlan
 
 __all__ = ["current_cc", "emit_call", "link_scan", "link_tile_io", "lowered_callback"]

@@ -5,7 +5,7 @@ This module owns every question of the form "which toolchain would compile
 this?": the CCCL include folders handed to NVRTC, the NVRTC / nvJitLink / NVVM
 versions, the CCCL version, a digest of the headers, and
 :func:`toolchain_identity`, the dictionary of all of them that goes into every
-compile cache key (see :mod:`scan._cache`).
+compile cache key (see :mod:`scan._keys`).
 
 Nothing here imports Numba. ``cuda.pathfinder`` and ``cuda.bindings`` are
 imported inside the functions that need them, so importing this module is
@@ -26,10 +26,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
 
+from ._errors import ToolchainError
+
 __all__ = [
     "ENV_CCCL_INCLUDE",
     "ENV_HEADER_DIGEST",
-    "ToolchainError",
     "cccl_include_dirs",
     "cccl_include_origin",
     "cccl_version",
@@ -52,10 +53,6 @@ _PROBE = Path("cub", "block", "block_scan.cuh")
 _TREES = ("cub", "cuda", "thrust", "nv")
 # Last resort toolkit location (a module constant so tests can point it elsewhere).
 _DEFAULT_TOOLKIT = Path("/usr/local/cuda")
-
-
-class ToolchainError(RuntimeError):
-    """A part of the CUDA toolchain (headers or a compiler library) could not be found or used."""
 
 
 # ---------------------------------------------------------------------------- CCCL headers

@@ -19,32 +19,31 @@ from pathlib import Path
 
 import pytest
 
-from scan import _cache
+from scan import CacheWarning, _cache
 from scan._cache import (
     Artifact,
     ArtifactCache,
-    CacheWarning,
-    cache_key,
-    compile_key,
     default_cache,
     default_directory,
     get_or_build,
 )
+from scan._keys import cache_key, compile_key
 
 ROOT = Path(__file__).resolve().parents[2]
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
 
-# Child processes load scan/_cache.py by path: the module imports no other part
-# of the package at import time, and skipping `scan/__init__` (which imports
-# numba) keeps eight interpreters cheap on a two-core CI machine.
+# Child processes import scan._cache under a bare `scan` package: the cache and
+# the modules it uses import no numba, and skipping `scan/__init__` (which does)
+# keeps eight interpreters cheap on a two-core CI machine.
 _LOAD_CACHE = f"""
-import importlib.util, sys
-_spec = importlib.util.spec_from_file_location("scan._cache", {str(ROOT / "scan" / "_cache.py")!r})
-_mod = importlib.util.module_from_spec(_spec)
-sys.modules["scan._cache"] = _mod
-_spec.loader.exec_module(_mod)
-Artifact, ArtifactCache, cache_key = _mod.Artifact, _mod.ArtifactCache, _mod.cache_key
+import sys, types
+_pkg = types.ModuleType("scan")
+_pkg.__path__ = [{str(ROOT / "scan")!r}]
+sys.modules["scan"] = _pkg
+import scan._cache as _mod
+from scan._keys import cache_key
+Artifact, ArtifactCache = _mod.Artifact, _mod.ArtifactCache
 """
 
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from scan import _cache
-from scan._cache import Artifact, ArtifactCache, cache_key
+from scan._cache import Artifact, ArtifactCache
 from scan._cli import main
+from scan._keys import cache_key
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from scan import _toolchain
+from scan import ToolchainError, _toolchain
 from scan._toolchain import (
-    ToolchainError,
     cccl_include_dirs,
     cccl_version,
     header_digest,
@@ -160,12 +159,13 @@ def test_digest_is_stable_in_one_and_across_processes() -> None:
     assert re.fullmatch(r"[0-9a-f]{64}", first)
     _toolchain._clear_caches()
     assert header_digest(list(dirs)) == first
-    # Loaded by path: the module imports nothing else from the package (and no numba).
-    path = str(ROOT / "scan" / "_toolchain.py")
+    # Imported under a bare `scan` package: the module imports no numba.
     code = (
-        "import importlib.util as u, sys\n"
-        f"s = u.spec_from_file_location('scan._toolchain', {path!r})\n"
-        "m = u.module_from_spec(s); sys.modules[s.name] = m; s.loader.exec_module(m)\n"
+        "import sys, types\n"
+        "p = types.ModuleType('scan')\n"
+        f"p.__path__ = [{str(ROOT / 'scan')!r}]\n"
+        "sys.modules['scan'] = p\n"
+        "import scan._toolchain as m\n"
         "print(m.header_digest(m.cccl_include_dirs()))"
     )
     env = {k: v for k, v in os.environ.items() if k != _toolchain.ENV_HEADER_DIGEST}
