@@ -8,9 +8,30 @@
 # callback fixes the value type. An exclusive scan with a non-sum operator and
 # neither initial_value nor prefix_op is accepted here and rejected when the
 # kernel compiles (an operator object cannot be told from "+" statically).
+#
+# NOTE (readable errors): when no overload matches, mypy checks the call against
+# the first overload that matches it "after erasing types" and prints that
+# check's errors; with none, it prints every overload (kilobytes). The stubs use
+# this on purpose:
+# - _StateArray defers prefix_state to mypy's second inference pass (the
+#   Callable in its second member), so StateT comes from prefix_op alone and a
+#   wrong state array is reported as `Argument "prefix_state" ... expected
+#   "ndarray[tuple[int], dtype[<the callback's state type>]] | ..."`. The second
+#   member also makes a scalar prefix_state resemble this overload; nothing
+#   real is a generic[Callable[...]].
+# - _ScanAlgorithmLike adds Sequence[Never] (no string is one) so that a
+#   misspelled algorithm resembles the intended overload and mypy lists the
+#   accepted literals.
+# - The overloads after "# diagnostics" cannot match a real argument: their
+#   marker types (PrefixStateNeedsAStatefulPrefixOp,
+#   BlockAggregateCannotBeCombinedWithPrefixOp,
+#   InitialValueCannotBeCombinedWithPrefixOp) exist only here, and their names
+#   are the error message. They return Any, so they never change a valid
+#   call's type.
+# tests/typing/fail/ pins each message.
 
-from collections.abc import Callable
-from typing import Any, Literal, NamedTuple, TypeAlias, TypeVar, overload
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, NamedTuple, Never, Protocol, TypeAlias, TypeVar, overload
 
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
@@ -35,15 +56,16 @@ StateT = TypeVar(
     "StateT",
     np.int8, np.int16, np.int32, np.int64,
     np.uint8, np.uint16, np.uint32, np.uint64,
-    np.float16, np.float32, np.float64,
+    np.float32, np.float64,
 )  # fmt: skip
 ValueT = TypeVar(
     "ValueT",
     np.int8, np.int16, np.int32, np.int64,
     np.uint8, np.uint16, np.uint32, np.uint64,
-    np.float16, np.float32, np.float64,
+    np.float32, np.float64,
 )  # fmt: skip
 _PyScalarT = TypeVar("_PyScalarT", int, float)
+_T_co = TypeVar("_T_co", covariant=True)
 
 _ModeCodes: TypeAlias = Literal["inclusive", "exclusive"]
 _ScanAlgorithmCodes: TypeAlias = Literal["raking", "raking_memoize", "warp_scans"]
@@ -69,6 +91,19 @@ _PyScanOpLike: TypeAlias = (
 )
 _StatelessLike: TypeAlias = StatelessFunction[ValueT] | Callable[[ValueT], ValueT]
 _InitialLike: TypeAlias = ValueT | int | float
+_ScanAlgorithmLike: TypeAlias = _ScanAlgorithmCodes | Sequence[Never]
+_StateArray: TypeAlias = np.ndarray[tuple[int], np.dtype[StateT]] | np.generic[Callable[[], StateT]]
+_AnyPrefixOp: TypeAlias = StatefulFunction[Any, Any] | StatelessFunction[Any] | Callable[[Any], Any]
+
+# Marker types of the diagnostic overloads (see the note at the top); not at run time.
+class PrefixStateNeedsAStatefulPrefixOp(np.generic):
+    def __new__(cls) -> Never: ...
+
+class BlockAggregateCannotBeCombinedWithPrefixOp(np.generic):
+    def __new__(cls) -> Never: ...
+
+class InitialValueCannotBeCombinedWithPrefixOp(Protocol[_T_co]):
+    def __abs__(self) -> _T_co: ...
 
 class TempStorageLayout(NamedTuple):
     size: int
@@ -120,9 +155,9 @@ def scan(
     scan_op: _ScanOpLike[ValueT] = "+",
     initial_value: None = None,
     prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: NDArray[StateT],
+    prefix_state: _StateArray[StateT],
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -139,7 +174,7 @@ def scan(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -156,7 +191,7 @@ def scan(
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[ValueT] | None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -173,9 +208,9 @@ def scan(
     scan_op: _ScanOpLike[ValueT] = "+",
     initial_value: None = None,
     prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: NDArray[StateT],
+    prefix_state: _StateArray[StateT],
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -192,7 +227,7 @@ def scan(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -209,7 +244,7 @@ def scan(
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[ValueT] | None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -228,12 +263,65 @@ def scan(
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[Any] | None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
 ) -> _PyScalarT: ...
+
+# diagnostics: never match; see the note at the top
+@overload
+def scan(
+    values: Any,
+    out: Any = None,
+    *,
+    mode: Any,
+    scan_op: Any = "+",
+    initial_value: InitialValueCannotBeCombinedWithPrefixOp[Never],
+    prefix_op: _AnyPrefixOp,
+    prefix_state: Any = None,
+    block_aggregate: Any = None,
+    algorithm: Any = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: Any = None,
+    auto_sync: Any = True,
+) -> Any: ...
+@overload
+def scan(
+    values: Any,
+    out: Any = None,
+    *,
+    mode: Any,
+    scan_op: Any = "+",
+    initial_value: None = None,
+    prefix_op: _AnyPrefixOp,
+    prefix_state: Any = None,
+    block_aggregate: NDArray[BlockAggregateCannotBeCombinedWithPrefixOp],
+    algorithm: Any = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: Any = None,
+    auto_sync: Any = True,
+) -> Any: ...
+@overload
+def scan(
+    values: Any,
+    out: Any = None,
+    *,
+    mode: Any,
+    scan_op: Any = "+",
+    initial_value: None = None,
+    prefix_op: _StatelessLike[Any],
+    prefix_state: NDArray[PrefixStateNeedsAStatefulPrefixOp],
+    block_aggregate: Any = None,
+    algorithm: Any = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: Any = None,
+    auto_sync: Any = True,
+) -> Any: ...
 
 # -------------------- inclusive_sum
 
@@ -243,9 +331,9 @@ def inclusive_sum(
     out: NDArray[ValueT] | None = None,
     *,
     prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: NDArray[StateT],
+    prefix_state: _StateArray[StateT],
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -259,7 +347,7 @@ def inclusive_sum(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -273,7 +361,7 @@ def inclusive_sum(
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[ValueT] | None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -287,9 +375,9 @@ def inclusive_sum(
     out: None = None,
     *,
     prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: NDArray[StateT],
+    prefix_state: _StateArray[StateT],
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -303,7 +391,7 @@ def inclusive_sum(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -317,7 +405,7 @@ def inclusive_sum(
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[ValueT] | None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -333,12 +421,42 @@ def inclusive_sum(
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[Any] | None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
 ) -> _PyScalarT: ...
+
+# diagnostics: never match; see the note at the top
+@overload
+def inclusive_sum(
+    values: Any,
+    out: Any = None,
+    *,
+    prefix_op: _AnyPrefixOp,
+    prefix_state: Any = None,
+    block_aggregate: NDArray[BlockAggregateCannotBeCombinedWithPrefixOp],
+    algorithm: Any = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: Any = None,
+    auto_sync: Any = True,
+) -> Any: ...
+@overload
+def inclusive_sum(
+    values: Any,
+    out: Any = None,
+    *,
+    prefix_op: _StatelessLike[Any],
+    prefix_state: NDArray[PrefixStateNeedsAStatefulPrefixOp],
+    block_aggregate: Any = None,
+    algorithm: Any = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: Any = None,
+    auto_sync: Any = True,
+) -> Any: ...
 
 # -------------------- exclusive_sum
 
@@ -348,9 +466,9 @@ def exclusive_sum(
     out: NDArray[ValueT] | None = None,
     *,
     prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: NDArray[StateT],
+    prefix_state: _StateArray[StateT],
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -364,7 +482,7 @@ def exclusive_sum(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -378,7 +496,7 @@ def exclusive_sum(
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[ValueT] | None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -392,9 +510,9 @@ def exclusive_sum(
     out: None = None,
     *,
     prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: NDArray[StateT],
+    prefix_state: _StateArray[StateT],
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -408,7 +526,7 @@ def exclusive_sum(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -422,7 +540,7 @@ def exclusive_sum(
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[ValueT] | None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -438,12 +556,42 @@ def exclusive_sum(
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[Any] | None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
 ) -> _PyScalarT: ...
+
+# diagnostics: never match; see the note at the top
+@overload
+def exclusive_sum(
+    values: Any,
+    out: Any = None,
+    *,
+    prefix_op: _AnyPrefixOp,
+    prefix_state: Any = None,
+    block_aggregate: NDArray[BlockAggregateCannotBeCombinedWithPrefixOp],
+    algorithm: Any = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: Any = None,
+    auto_sync: Any = True,
+) -> Any: ...
+@overload
+def exclusive_sum(
+    values: Any,
+    out: Any = None,
+    *,
+    prefix_op: _StatelessLike[Any],
+    prefix_state: NDArray[PrefixStateNeedsAStatefulPrefixOp],
+    block_aggregate: Any = None,
+    algorithm: Any = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: Any = None,
+    auto_sync: Any = True,
+) -> Any: ...
 
 # -------------------- inclusive_scan
 
@@ -455,9 +603,9 @@ def inclusive_scan(
     scan_op: _ScanOpLike[ValueT],
     initial_value: None = None,
     prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: NDArray[StateT],
+    prefix_state: _StateArray[StateT],
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -473,7 +621,7 @@ def inclusive_scan(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -489,7 +637,7 @@ def inclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[ValueT] | None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -505,9 +653,9 @@ def inclusive_scan(
     scan_op: _ScanOpLike[ValueT],
     initial_value: None = None,
     prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: NDArray[StateT],
+    prefix_state: _StateArray[StateT],
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -523,7 +671,7 @@ def inclusive_scan(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -539,7 +687,7 @@ def inclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[ValueT] | None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -557,12 +705,62 @@ def inclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[Any] | None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
 ) -> _PyScalarT: ...
+
+# diagnostics: never match; see the note at the top
+@overload
+def inclusive_scan(
+    values: Any,
+    out: Any = None,
+    *,
+    scan_op: Any,
+    initial_value: InitialValueCannotBeCombinedWithPrefixOp[Never],
+    prefix_op: _AnyPrefixOp,
+    prefix_state: Any = None,
+    block_aggregate: Any = None,
+    algorithm: Any = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: Any = None,
+    auto_sync: Any = True,
+) -> Any: ...
+@overload
+def inclusive_scan(
+    values: Any,
+    out: Any = None,
+    *,
+    scan_op: Any,
+    initial_value: None = None,
+    prefix_op: _AnyPrefixOp,
+    prefix_state: Any = None,
+    block_aggregate: NDArray[BlockAggregateCannotBeCombinedWithPrefixOp],
+    algorithm: Any = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: Any = None,
+    auto_sync: Any = True,
+) -> Any: ...
+@overload
+def inclusive_scan(
+    values: Any,
+    out: Any = None,
+    *,
+    scan_op: Any,
+    initial_value: None = None,
+    prefix_op: _StatelessLike[Any],
+    prefix_state: NDArray[PrefixStateNeedsAStatefulPrefixOp],
+    block_aggregate: Any = None,
+    algorithm: Any = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: Any = None,
+    auto_sync: Any = True,
+) -> Any: ...
 
 # -------------------- exclusive_scan
 
@@ -574,9 +772,9 @@ def exclusive_scan(
     scan_op: _ScanOpLike[ValueT],
     initial_value: None = None,
     prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: NDArray[StateT],
+    prefix_state: _StateArray[StateT],
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -592,7 +790,7 @@ def exclusive_scan(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -608,7 +806,7 @@ def exclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[ValueT] | None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -624,9 +822,9 @@ def exclusive_scan(
     scan_op: _ScanOpLike[ValueT],
     initial_value: None = None,
     prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: NDArray[StateT],
+    prefix_state: _StateArray[StateT],
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -642,7 +840,7 @@ def exclusive_scan(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     block_aggregate: None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -658,7 +856,7 @@ def exclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[ValueT] | None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -676,9 +874,59 @@ def exclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[Any] | None = None,
-    algorithm: _ScanAlgorithmCodes = "raking",
+    algorithm: _ScanAlgorithmLike = "raking",
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
 ) -> _PyScalarT: ...
+
+# diagnostics: never match; see the note at the top
+@overload
+def exclusive_scan(
+    values: Any,
+    out: Any = None,
+    *,
+    scan_op: Any,
+    initial_value: InitialValueCannotBeCombinedWithPrefixOp[Never],
+    prefix_op: _AnyPrefixOp,
+    prefix_state: Any = None,
+    block_aggregate: Any = None,
+    algorithm: Any = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: Any = None,
+    auto_sync: Any = True,
+) -> Any: ...
+@overload
+def exclusive_scan(
+    values: Any,
+    out: Any = None,
+    *,
+    scan_op: Any,
+    initial_value: None = None,
+    prefix_op: _AnyPrefixOp,
+    prefix_state: Any = None,
+    block_aggregate: NDArray[BlockAggregateCannotBeCombinedWithPrefixOp],
+    algorithm: Any = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: Any = None,
+    auto_sync: Any = True,
+) -> Any: ...
+@overload
+def exclusive_scan(
+    values: Any,
+    out: Any = None,
+    *,
+    scan_op: Any,
+    initial_value: None = None,
+    prefix_op: _StatelessLike[Any],
+    prefix_state: NDArray[PrefixStateNeedsAStatefulPrefixOp],
+    block_aggregate: Any = None,
+    algorithm: Any = "raking",
+    temp_storage: Any = None,
+    threads: Any = None,
+    items_per_thread: Any = None,
+    auto_sync: Any = True,
+) -> Any: ...

@@ -175,6 +175,28 @@ def test_fail_file_reports_expected_error(path: Path, fail_reports: list[Report]
     assert not stray, f"{path.name}: errors on lines without an expectation:\n{shown}"
 
 
+# The commonest mistakes get one error line naming the argument, and no
+# "Possible overload variants" dump (scan/block.pyi explains how).
+ONE_LINE = (
+    "block_aggregate_with_prefix",
+    "prefix_op_with_initial_value",
+    "scalar_prefix_state",
+    "state_dtype_mismatch",
+    "stateless_with_prefix_state",
+    "structured_state",
+    "two_dimensional_state",
+    "unknown_algorithm",
+)
+
+
+@pytest.mark.parametrize("stem", ONE_LINE)
+def test_common_mistakes_get_one_line(stem: str, fail_reports: list[Report]) -> None:
+    path = HERE / "fail" / f"{stem}.py"
+    reports = [r for r in fail_reports if r.path == path.resolve()]
+    assert [r.severity for r in reports] == ["error"], "\n".join(r.message for r in reports)
+    assert len(reports[0].message) < 400, reports[0].message
+
+
 _REVEAL = """\
 import numpy as np
 from numba import cuda

@@ -26,5 +26,5 @@ def row_cumsum(src: NDArray[np.int32], dst: NDArray[np.int32]) -> None:
     items = cuda.local.array(ITEMS, np.int32)
     for base in range(0, src.shape[0], BLOCK * ITEMS):
         block.load(src, base, items, threads=BLOCK)
-        block.inclusive_scan(items, scan_op="+", prefix_op=running_total, prefix_state=state, initial_value=0, threads=BLOCK)  # E: call-overload: No overload variant of "inclusive_scan" matches
+        block.inclusive_scan(items, scan_op="+", prefix_op=running_total, prefix_state=state, initial_value=0, threads=BLOCK)  # E: arg-type: Argument "initial_value" to "inclusive_scan" has incompatible type "int"; expected "InitialValueCannotBeCombinedWithPrefixOp[Never]"
         block.store(dst, base, items, threads=BLOCK)
