@@ -17,8 +17,17 @@ Decisions, each with its reason:
   payload and repairs the pair if a concurrent writer with *different* bytes
   interleaved; with identical bytes (the normal, deterministic case) every
   interleaving is already valid.
-- **Corruption is a miss.** An entry that fails verification is deleted (if
-  possible) with one :class:`CacheWarning`, then rebuilt.
+- **Corruption is a miss.** An entry that fails verification is deleted and
+  rebuilt; that needs no action, so it is logged (``scan.cache``, INFO). Only
+  an entry that cannot be deleted gives a :class:`CacheWarning`.
+- **Warnings are for what needs action, the logger for the rest.** Events
+  that need nothing from the user (a replaced entry, a deliberately read-only
+  directory, a missing home folder, evictions) go to
+  ``logging.getLogger("scan.cache")``, which has a ``NullHandler``: nothing is
+  printed unless the application configures logging. A :class:`CacheWarning`
+  names the caller's line, not the library's (the library's and Numba's frames
+  are skipped), and never stops the program: under ``-W error`` it is logged
+  at WARNING instead of raised.
 - **Least recently used eviction.** A hit sets the record's and payload's
   modification time explicitly (access times are unreliable under
   ``noatime``/``relatime``); after a put the oldest entries go until the
@@ -28,8 +37,9 @@ Decisions, each with its reason:
   others, or one under a world-writable ancestor without the sticky bit, is
   refused with one warning and the cache runs in memory. A directory that
   cannot be written (read-only mount, shipped cache) still serves hits; the
-  first failed write warns once and later writes are skipped. No file system
-  error reaches the caller.
+  first failed write is logged (or warns, if the cause is not a permission,
+  e.g. a full disk) and later writes are skipped. A missing home folder is
+  never created. No file system error reaches the caller.
 - **Stable keys.** Keys hash only what the caller passes (plus a schema
   version): no paths, times or host names, so one read-only cache can be
   shared across machines.
@@ -38,8 +48,10 @@ Decisions, each with its reason:
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
+import logging
 import math
 import os
 import re
@@ -48,6 +60,7 @@ import sys
 import tempfile
 import threading
 import time
+import types
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -90,6 +103,14 @@ _ENTRY_RE = re.compile(r"^([0-9a-f]{64})\.(bin|json)$")
 _TEMP_RE = re.compile(r"^\.[0-9a-f]{64}\.(bin|json)\.[A-Za-z0-9_]+\.tmp$")
 _STALE_TEMP_SECONDS = 3600.0
 _OFF = {"0", "off", "false", "no"}
+# A write failing with these means the folder is read-only by design (a shipped
+# or shared cache): nothing to act on. Anything else (a full disk) is warned.
+_READ_ONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
+
+_log = logging.getLogger("scan.cache")
+_log.addHandler(logging.NullHandler())
+# Frames that are not the user's: a CacheWarning names the first frame outside them.
+_LIBRARY_PACKAGES = ("scan", "statefn", "numba", "numba_cuda", "llvmlite", "importlib")
 
 MetaValue: TypeAlias = str | int | float | bool | None
 
@@ -158,6 +179,45 @@ class CacheEntry:
 
 
 # ---------------------------------------------------------------------------- keys
+
+
+# ---------------------------------------------------------------------------- warnings
+
+
+def _library_dirs() -> tuple[str, ...]:
+    dirs = []
+    for name in _LIBRARY_PACKAGES:
+        module = sys.modules.get(name)
+        for entry in getattr(module, "__path__", None) or ():
+            dirs.append(os.path.join(os.path.abspath(entry), ""))
+    return tuple(dirs)
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that makes :func:`warnings.warn`, called by :func:`_warn`, name
+    the first frame outside this library, Numba and the import machinery."""
+    skip = _library_dirs()
+    frame: types.FrameType | None = sys._getframe(2)  # the caller of _warn
+    level = 2
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name.startswith("<frozen") or os.path.abspath(name).startswith(skip)):
+            return level
+        frame = frame.f_back
+        level += 1
+    return 2
+
+
+def _warn(message: str) -> None:
+    """Issue a :class:`CacheWarning` pointing at the user's code; never raise it.
+
+    Under ``-W error`` (or an ``error`` filter for CacheWarning) the warning is
+    logged at WARNING instead: the cache is never a reason for the program to stop.
+    """
+    try:
+        warnings.warn(message, CacheWarning, stacklevel=_user_stacklevel())
+    except CacheWarning:
+        _log.warning("%s", message)
 
 
 # ---------------------------------------------------------------------------- the cache
@@ -242,15 +302,21 @@ class ArtifactCache:
             return
         self._state = "ok"
 
-    def _disable(self, state: str, reason: str) -> None:
+    def _disable(self, state: str, reason: str, *, actionable: bool = True) -> None:
         self._state, self._reason = state, reason
         what = "serves hits but stores nothing new" if state == "read-only" else "is not used"
-        warnings.warn(
+        if not actionable:
+            _log.info(
+                "statefn-scan compile cache directory %s %s: %s. New entries are kept in memory.",
+                self.directory,
+                what,
+                reason,
+            )
+            return
+        _warn(
             f"statefn-scan compile cache directory {self.directory} {what}: {reason}. "
             f"Compiled code is kept in memory for this process only. Set ${ENV_CACHE_DIR} to a "
-            f"private folder you own (mode 0700), or ${ENV_CACHE}=0 to silence this.",
-            CacheWarning,
-            stacklevel=4,
+            f"private folder you own (mode 0700), or ${ENV_CACHE}=0 to silence this."
         )
 
     @property
@@ -347,23 +413,39 @@ class ArtifactCache:
         """Forget the memory layer and delete this cache's files; return the number deleted.
 
         Only ``<key>.bin``, ``<key>.json`` and this cache's temp files are
-        removed; anything else in the directory is left alone.
+        removed; anything else in the directory is left alone. Files that
+        cannot be deleted are skipped; :meth:`clear_files` reports them.
+        """
+        return self.clear_files()[0]
+
+    def clear_files(self) -> tuple[int, list[tuple[Path, OSError]]]:
+        """Like :meth:`clear`, and also return each file that could not be deleted with its error.
+
+        Returns
+        -------
+        tuple of (int, list of (Path, OSError))
+            The number of files deleted, and the failures in the order tried.
         """
         with self._lock:
             self._memory.clear()
         directory = self._disk()
         if directory is None:
-            return 0
+            return 0, []
         removed = 0
+        failed: list[tuple[Path, OSError]] = []
         # Records first: an entry without its record is simply absent.
         files = sorted(self._files(directory), key=lambda f: not f[0].name.endswith(".json"))
         for path, _, _ in files:
             try:
                 path.unlink()
                 removed += 1
-            except OSError:
-                continue
-        return removed
+            except FileNotFoundError:
+                continue  # removed concurrently
+            except OSError as exc:
+                failed.append((path, exc))
+        if removed:
+            _log.info("cleared %d files from the compile cache %s", removed, directory)
+        return removed, failed
 
     def info(self) -> dict[str, Any]:
         """Describe the cache: directory, state, reason, entry count, size, bound, counters."""
@@ -446,28 +528,38 @@ class ArtifactCache:
             if self._read_warned:
                 return
             self._read_warned = True
-        warnings.warn(
+        _warn(
             f"statefn-scan compile cache {self.directory} cannot be read ({exc}); "
             "compiling instead. Check the folder's permissions or clear it with "
-            "`python -m scan cache clear`.",
-            CacheWarning,
-            stacklevel=5,
+            "`python -m scan cache clear`."
         )
 
     def _discard(self, directory: Path, key: str, raw: bytes, problem: str) -> None:
         with self._lock:
             self._counts["discarded"] += 1
         rec_path = directory / f"{key}.json"
-        with contextlib.suppress(OSError):
+        deleted = False
+        try:
             if rec_path.read_bytes() == raw:  # do not delete a record a writer just replaced
                 rec_path.unlink()
                 (directory / f"{key}.bin").unlink(missing_ok=True)
-        warnings.warn(
-            f"statefn-scan compile cache entry {key} in {directory} is corrupt ({problem}); "
-            "discarding it and compiling again.",
-            CacheWarning,
-            stacklevel=5,
-        )
+            deleted = True
+        except FileNotFoundError:
+            deleted = True
+        except OSError as exc:
+            _warn(
+                f"statefn-scan compile cache entry {key} in {directory} is corrupt ({problem}) "
+                f"and cannot be deleted ({exc}); compiling it in every process. Rebuild or "
+                "clear that cache (`python -m scan cache clear`)."
+            )
+        if deleted:
+            _log.info(
+                "statefn-scan compile cache entry %s in %s is corrupt (%s); "
+                "discarding it and compiling again.",
+                key,
+                directory,
+                problem,
+            )
 
     # ------------------------------------------------------------ writing
 
@@ -497,7 +589,8 @@ class ArtifactCache:
         except OSError as exc:
             with self._lock:
                 if self._state == "ok":
-                    self._disable("read-only", f"writing failed ({exc})")
+                    by_design = exc.errno in _READ_ONLY_ERRNOS
+                    self._disable("read-only", f"writing failed ({exc})", actionable=not by_design)
             return
         with self._lock:
             self._counts["stored"] += 1
@@ -536,6 +629,7 @@ class ArtifactCache:
                     total -= size
             with self._lock:
                 self._counts["evicted"] += 1
+            _log.debug("evicted compile cache entry %s (size bound %d bytes)", k, self.max_bytes)
 
     # ------------------------------------------------------------ listing
 
@@ -634,17 +728,46 @@ def _from_environment() -> ArtifactCache:
         try:
             max_bytes = _parse_bytes(raw)
         except ValueError:
-            warnings.warn(
+            _warn(
                 f"${ENV_CACHE_MAX_BYTES}={raw!r} is not a size; expected bytes such as "
-                f"1073741824 or 512M. Using the default of {_DEFAULT_MAX_BYTES} bytes.",
-                CacheWarning,
-                stacklevel=3,
+                f"1073741824 or 512M. Using the default of {_DEFAULT_MAX_BYTES} bytes."
             )
     if os.environ.get(ENV_CACHE, "").strip().lower() in _OFF:
         cache = ArtifactCache(None, max_bytes)
         cache._reason = f"disabled by ${ENV_CACHE}"
         return cache
+    missing_home = _missing_home()
+    if missing_home is not None:
+        cache = ArtifactCache(None, max_bytes)
+        cache._reason = missing_home
+        _log.info("statefn-scan compile cache is memory-only: %s", missing_home)
+        return cache
     return ArtifactCache(default_directory(), max_bytes)
+
+
+def _missing_home() -> str | None:
+    """Why the default folder cannot be used because it lies in a missing home folder.
+
+    Only the home-based default depends on it; an explicit
+    ``$STATEFN_SCAN_CACHE_DIR`` or an absolute ``$XDG_CACHE_HOME`` is created
+    as needed. A home folder is never created (service accounts often have
+    ``HOME=/nonexistent`` on purpose).
+    """
+    if os.environ.get(ENV_CACHE_DIR, "").strip():
+        return None
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if xdg and Path(xdg).is_absolute():
+        return None
+    try:
+        home = Path.home()
+    except RuntimeError as exc:  # no $HOME and no password entry
+        return f"no home folder ({exc}); set ${ENV_CACHE_DIR} to use a disk cache"
+    if not home.is_dir():
+        return (
+            f"the home folder {home} does not exist and is not created; set "
+            f"${ENV_CACHE_DIR} or $XDG_CACHE_HOME to use a disk cache"
+        )
+    return None
 
 
 def default_cache() -> ArtifactCache:

@@ -66,3 +66,6 @@ __all__ = [
     "stateful",
     "stateless",
 ]
+
+#: The distribution's version (``statefn-scan``); the same as ``scan.__version__``.
+__version__ = "0.1.0"

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
+import logging
 import os
 import shutil
 import stat
@@ -293,8 +295,8 @@ def _bad_meta(d: Path, key: str) -> None:
         (_bad_meta, "non-scalar"),
     ],
 )
-def test_corrupt_entry_warns_once_and_is_rebuilt(
-    cache_dir: Path, damage: object, problem: str
+def test_corrupt_entry_is_logged_once_and_rebuilt(
+    cache_dir: Path, damage: object, problem: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     key = key_of("c")
     good = art(b"x" * 1000)
@@ -303,10 +305,14 @@ def test_corrupt_entry_warns_once_and_is_rebuilt(
 
     cache = ArtifactCache(cache_dir)
     build = Builder(good)
-    with only_cache_warnings("corrupt") as caught:
+    caplog.set_level(logging.INFO, logger="scan.cache")
+    with only_cache_warnings("") as caught:  # replaced: nothing to act on, so no warning
         assert cache.get_or_build("provider", key, build) == good
-    assert len(caught) == 1
-    assert problem in caught[0]
+    assert caught == []
+    logged = [r for r in caplog.records if "is corrupt" in r.getMessage()]
+    assert len(logged) == 1
+    assert (logged[0].name, logged[0].levelno) == ("scan.cache", logging.INFO)
+    assert problem in logged[0].getMessage()
     assert build.calls == 1
     assert cache.stats()["discarded"] == 1
 
@@ -315,11 +321,36 @@ def test_corrupt_entry_warns_once_and_is_rebuilt(
     assert fresh.stats()["disk_hits"] == 1
 
 
-def test_kind_mismatch_is_treated_as_corrupt(cache_dir: Path) -> None:
+def test_kind_mismatch_is_treated_as_corrupt(
+    cache_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     key = key_of("k")
     ArtifactCache(cache_dir).put(key, art(), kind="callback")
-    with pytest.warns(CacheWarning, match="record kind 'callback', expected 'provider'"):
-        ArtifactCache(cache_dir).get_or_build("provider", key, Builder(art()))
+    caplog.set_level(logging.INFO, logger="scan.cache")
+    ArtifactCache(cache_dir).get_or_build("provider", key, Builder(art()))
+    assert "record kind 'callback', expected 'provider'" in caplog.text
+
+
+def test_corrupt_entry_that_cannot_be_deleted_warns(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = key_of("stuck")
+    ArtifactCache(cache_dir).put(key, art(b"x" * 10), kind="provider")
+    _truncate(cache_dir, key)
+
+    def refuse(self: Path, missing_ok: bool = False) -> None:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    with pytest.warns(CacheWarning) as caught:
+        ArtifactCache(cache_dir).get_or_build("provider", key, Builder(art(b"x" * 10)))
+    assert len(caught) == 1
+    assert str(caught[0].message) == (
+        f"statefn-scan compile cache entry {key} in {cache_dir} is corrupt (payload has 7 "
+        "bytes, record says 10) and cannot be deleted ([Errno 13] Permission denied: "
+        f"'{cache_dir / (key + '.json')}'); compiling it in every process. Rebuild or clear "
+        "that cache (`python -m scan cache clear`)."
+    )
 
 
 # ------------------------------------------------------------------------ permissions
@@ -388,13 +419,20 @@ calls = []
 def build():
     calls.append(1)
     return Artifact(payload=b"new", meta={{}})
+import logging
+logs = []
+class Keep(logging.Handler):
+    def emit(self, record):
+        logs.append((record.levelname, record.getMessage()))
+logging.getLogger("scan.cache").addHandler(Keep())
+logging.getLogger("scan.cache").setLevel(logging.INFO)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     hit = cache.get_or_build("provider", cache_key("provider", {{"name": "a"}}), build)
     cache.get_or_build("provider", cache_key("provider", {{"name": "b"}}), build)
     cache.get_or_build("provider", cache_key("provider", {{"name": "c"}}), build)
 print(json.dumps({{"hit": hit.payload.decode(), "calls": len(calls), "stats": cache.stats(),
-    "warnings": [str(w.message) for w in caught], "state": cache.info()["state"]}}))
+    "warnings": [str(w.message) for w in caught], "logs": logs, "state": cache.info()["state"]}}))
 """
 
 
@@ -402,10 +440,13 @@ def _check_read_only_result(result: dict[str, object], cache_dir: Path, before: 
     assert result["hit"] == "shipped"
     assert result["calls"] == 2
     assert result["stats"]["disk_hits"] == 1  # type: ignore[index]
-    warned = result["warnings"]
-    assert isinstance(warned, list)
-    assert len(warned) == 1
-    assert "serves hits but stores nothing new" in warned[0]
+    # read-only by design (a shipped or shared cache): logged once, not warned
+    assert result["warnings"] == []
+    logs = result["logs"]
+    assert isinstance(logs, list)
+    assert len(logs) == 1
+    assert logs[0][0] == "INFO"
+    assert "serves hits but stores nothing new" in logs[0][1]
     assert result["state"] == "read-only"
     assert disk_files(cache_dir) == before
 
@@ -598,3 +639,85 @@ def test_bad_size_bound_warns_and_uses_the_default(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv(_cache.ENV_CACHE_MAX_BYTES, "lots")
     with pytest.warns(CacheWarning, match=r"STATEFN_SCAN_CACHE_MAX_BYTES='lots' is not a size"):
         assert default_cache().max_bytes == 1 << 30
+
+
+# ------------------------------------------------------------------------ warnings and logging
+
+
+def test_a_full_disk_still_warns(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(directory: Path, name: str, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(_cache, "_atomic_write", full)
+    with pytest.warns(CacheWarning, match="serves hits but stores nothing new: writing failed"):
+        ArtifactCache(cache_dir).put(key_of("full"), art())
+
+
+@posix_only
+def test_warning_names_the_callers_line(cache_dir: Path) -> None:
+    cache_dir.mkdir(mode=0o700)
+    cache_dir.chmod(0o777)
+    cache = ArtifactCache(cache_dir)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = sys._getframe().f_lineno + 1
+        cache.get_or_build("provider", key_of("w"), Builder(art()))
+    assert [(w.category, w.filename, w.lineno) for w in caught] == [(CacheWarning, __file__, line)]
+
+
+@posix_only
+def test_error_filter_logs_instead_of_raising(
+    cache_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache_dir.mkdir(mode=0o700)
+    cache_dir.chmod(0o777)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # as under python -W error
+        built = ArtifactCache(cache_dir).get_or_build("provider", key_of("e"), Builder(art()))
+    assert built == art()
+    [record] = [r for r in caplog.records if r.name == "scan.cache"]
+    assert record.levelno == logging.WARNING
+    assert "is not used: it is writable by group or others" in record.getMessage()
+
+
+def test_logger_prints_nothing_by_default() -> None:
+    logger = logging.getLogger("scan.cache")
+    assert any(isinstance(h, logging.NullHandler) for h in logger.handlers)
+
+
+def test_missing_home_is_not_created(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    home = tmp_path / "nonexistent"
+    for name in (_cache.ENV_CACHE_DIR, _cache.ENV_CACHE, "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    caplog.set_level(logging.INFO, logger="scan.cache")
+    _cache._reset_default_cache()
+    try:
+        cache = default_cache()
+        assert cache.get_or_build("provider", key_of("h"), Builder(art())) == art()
+        info = cache.info()
+    finally:
+        _cache._reset_default_cache()
+    assert not home.exists()
+    assert info["enabled"] is False
+    assert info["reason"] == (
+        f"the home folder {home} does not exist and is not created; set "
+        "$STATEFN_SCAN_CACHE_DIR or $XDG_CACHE_HOME to use a disk cache"
+    )
+    assert "memory-only" in caplog.text
+
+
+def test_explicit_folder_is_created_even_without_home(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "nonexistent"))
+    monkeypatch.setenv(_cache.ENV_CACHE_DIR, str(tmp_path / "a" / "b"))
+    monkeypatch.delenv(_cache.ENV_CACHE, raising=False)
+    _cache._reset_default_cache()
+    try:
+        assert default_cache().enabled
+    finally:
+        _cache._reset_default_cache()
+    assert (tmp_path / "a" / "b").is_dir()

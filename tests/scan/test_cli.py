@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import errno
+import importlib.metadata
 import json
 import os
 import subprocess
@@ -113,3 +115,150 @@ def test_python_dash_m(cache_dir: Path) -> None:
         check=True,
     )
     assert " provider " in out.stdout
+
+
+# ------------------------------------------------------------------------ version
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import scan
+    import statefn
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"statefn-scan {statefn.__version__}\n"
+    assert statefn.__version__ == scan.__version__ == importlib.metadata.version("statefn-scan")
+
+
+# ------------------------------------------------------------------------ doctor
+
+
+def test_doctor_text(cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = run(capsys, "doctor")
+    lines = out.splitlines()
+    names = [line[8:].split("  ")[0] for line in lines[:-1]]
+    assert names == [
+        "statefn-scan",
+        "Python",
+        "numba-cuda",
+        "NVRTC",
+        "nvJitLink",
+        "NVVM",
+        "CCCL headers",
+        "CUDA driver",
+        "GPU",
+        "compile cache",
+    ]
+    for line in lines[:7]:
+        assert line.startswith("ok      "), line
+    assert f"{cache_dir}; 0 entries, 0 B" in out
+    assert lines[-1] == "everything scan.block needs is installed"
+
+
+def test_doctor_json(cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads(run(capsys, "doctor", "--json"))
+    assert doc["ok"] is True
+    assert doc["missing"] == []
+    by_name = {c["name"]: c for c in doc["checks"]}
+    assert by_name["NVRTC"]["value"].startswith("13.")
+    assert by_name["NVRTC"]["detail"].endswith(".so.13") or "nvrtc" in by_name["NVRTC"]["detail"]
+    assert by_name["statefn-scan"]["value"] == importlib.metadata.version("statefn-scan")
+
+
+def test_doctor_fails_without_a_required_component(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from scan import ToolchainError, _toolchain
+
+    def no_nvrtc() -> tuple[int, int]:
+        raise ToolchainError("Cannot query the NVRTC version (OSError: libnvrtc.so.13).")
+
+    monkeypatch.setattr(_toolchain, "nvrtc_version", no_nvrtc)
+    assert main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    assert "MISSING NVRTC          missing              Cannot query the NVRTC version" in out
+    assert out.endswith(
+        "missing: NVRTC. Kernels that call scan.block cannot be compiled until they are "
+        "installed (see the lines above).\n"
+    )
+
+
+def test_doctor_without_a_gpu_is_not_a_failure(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from scan import _cli
+
+    monkeypatch.setattr(
+        _cli,
+        "_driver_checks",
+        lambda: [_cli._Check("CUDA driver", True, "none", "not loaded (no libcuda)")],
+    )
+    assert main(["doctor"]) == 0
+    assert "none    CUDA driver    none                 not loaded (no libcuda)\n" in (
+        capsys.readouterr().out
+    )
+
+
+# ------------------------------------------------------------------------ cache edges
+
+
+def test_clear_a_read_only_cache_fails_and_says_why(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    populate(cache_dir)
+
+    def refuse(self: Path, missing_ok: bool = False) -> None:
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    assert main(["cache", "clear"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    first = sorted(p.name for p in cache_dir.iterdir() if p.suffix == ".json")[0]
+    assert captured.err == (
+        f"error: cannot clear {cache_dir}: 2 of 2 files not deleted (Read-only file system: "
+        f"{first}). Clear it where it is writable (as its owner, on a read-write mount), or set "
+        "$STATEFN_SCAN_CACHE_DIR to a folder of your own.\n"
+    )
+
+
+def test_closed_pipe_ends_quietly(cache_dir: Path) -> None:
+    cache = ArtifactCache(cache_dir)
+    for i in range(600):  # more JSON than a pipe buffers
+        cache.put(cache_key("provider", {"i": str(i)}), Artifact(payload=b"x"), kind="provider")
+    env = {**os.environ, _cache.ENV_CACHE_DIR: str(cache_dir)}
+    with subprocess.Popen(
+        [sys.executable, "-m", "scan", "cache", "list", "--json"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as proc:
+        assert proc.stdout is not None
+        assert proc.stderr is not None
+        assert proc.stdout.read(1) == b"["
+        proc.stdout.close()  # as `| head -c 1` does
+        stderr = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 141
+    assert stderr == ""
+
+
+def test_missing_home_is_not_created(tmp_path: Path) -> None:
+    home = tmp_path / "nonexistent"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STATEFN_SCAN_", "XDG_"))}
+    env["HOME"] = str(home)
+    out = subprocess.run(
+        [sys.executable, "-m", "scan", "cache", "info"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert not home.exists()
+    assert (
+        f"state:     disabled, memory only (the home folder {home} does not exist and is not "
+        "created; set $STATEFN_SCAN_CACHE_DIR or $XDG_CACHE_HOME to use a disk cache)\n"
+    ) in out.stdout
+    assert out.stderr == ""
