@@ -2,12 +2,14 @@
 """Build the wheel, install it into a fresh environment outside the source tree,
 and check there what a user gets: both packages import, ``py.typed`` markers,
 the C++ templates and the typing stubs are present, every public name
-resolves, and ``mypy --strict`` accepts a kernel with no configuration.
-Source-tree tests alone would hide a file missing from the wheel.
+resolves, ``python -m scan --version`` and ``python -m scan doctor`` work from
+the installed package, and ``mypy --strict`` accepts a kernel with no
+configuration. Source-tree tests alone would hide a file missing from the wheel.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -17,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 CHECK = r"""
-import importlib, importlib.util, pathlib, sys
+import importlib, importlib.metadata, importlib.util, pathlib, sys
 here = pathlib.Path.cwd().resolve()
 import statefn, scan, scan.block
 for mod in (statefn, scan):
@@ -38,8 +40,27 @@ stubs = site / "numba-stubs"
 assert (stubs / "cuda" / "__init__.pyi").is_file(), "numba-stubs/cuda/__init__.pyi missing"
 marker = (stubs / "py.typed").read_text().strip()
 assert marker == "partial", "numba-stubs/py.typed must say partial"
+assert statefn.__version__ == scan.__version__ == importlib.metadata.version("statefn-scan")
 print("wheel contents ok:", sorted(statefn.__all__)[:3], "...", sorted(scan.__all__))
 """
+
+
+def check_cli(py: Path, work: Path, cache: Path) -> None:
+    """``python -m scan --version`` and ``doctor`` run from the installed wheel."""
+    env = {**os.environ, "STATEFN_SCAN_CACHE_DIR": str(cache)}
+    version = subprocess.run(
+        [py, "-m", "scan", "--version"], cwd=work, env=env, capture_output=True, text=True
+    )
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.startswith("statefn-scan "), version.stdout
+    doctor = subprocess.run(
+        [py, "-m", "scan", "doctor"], cwd=work, env=env, capture_output=True, text=True
+    )
+    print(doctor.stdout, end="")
+    assert doctor.returncode == 0, f"doctor failed:\n{doctor.stdout}{doctor.stderr}"
+    assert doctor.stdout.endswith("everything scan.block needs is installed\n")
+    package_line = doctor.stdout.splitlines()[0]
+    assert str(ROOT) not in package_line, f"doctor reports the source tree: {package_line}"
 
 
 def main() -> int:
@@ -59,6 +80,7 @@ def main() -> int:
         work = Path(tmp) / "elsewhere"
         work.mkdir()
         subprocess.run([py, "-c", CHECK], check=True, cwd=work)
+        check_cli(py, work, Path(tmp) / "cache")
         # Installing the project is enough for mypy: a realistic kernel passes
         # --strict with no configuration, using the installed numba-stubs.
         subprocess.run([py, "-m", "pip", "install", "-q", "mypy"], check=True)

@@ -262,3 +262,30 @@ def test_missing_home_is_not_created(tmp_path: Path) -> None:
         "created; set $STATEFN_SCAN_CACHE_DIR or $XDG_CACHE_HOME to use a disk cache)\n"
     ) in out.stdout
     assert out.stderr == ""
+
+
+# ------------------------------------------------------------------------ demo
+
+
+def test_demo_without_a_gpu_runs_in_the_simulator(tmp_path: Path) -> None:
+    from scan._cli import _device_cc
+
+    if _device_cc() is not None:
+        pytest.skip("a GPU is present: the demo runs on it")
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", _cache.ENV_CACHE_DIR: str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-m", "scan.demo", "--rows", "1", "--cols", "600"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == (
+        "no CUDA GPU found (numba.cuda.is_available() is False): running the demo in the "
+        "CUDA simulator at a small size (NUMBA_ENABLE_CUDASIM=1)"
+    )
+    assert lines[1] == "row-wise running total, 1 x 600 int32, on CUDA simulator (no GPU)"
+    assert lines[-1] == "matches numpy.cumsum and row totals: True"
+    assert "Traceback" not in out.stderr
