@@ -3,14 +3,17 @@
 
 Run it with ``python -m scan.demo`` (``./run demo`` from a checkout). On a
 machine with a CUDA GPU it compiles and launches the kernel on a large array and
-reports throughput; under ``NUMBA_ENABLE_CUDASIM=1`` (no GPU) it runs the same
-kernel in numba's simulator on a small array. Either way the result is checked
-against NumPy.
+reports throughput; under ``NUMBA_ENABLE_CUDASIM=1``, or when no GPU is found
+(it says so and starts itself again in the simulator), it runs the same kernel
+in numba's simulator on a small array. Either way the result is checked against
+NumPy.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -64,6 +67,22 @@ def _bench(launch: Callable[[], object], reps: int) -> float:
     return float(np.median(times))
 
 
+def _rerun_in_simulator(argv: list[str]) -> int:
+    """Run the demo again in a process where numba simulates the GPU.
+
+    Numba chooses between the device and its simulator once, when it is
+    imported, so the fallback needs a new process.
+    """
+    print(
+        "no CUDA GPU found (numba.cuda.is_available() is False): running the demo in the "
+        "CUDA simulator at a small size (NUMBA_ENABLE_CUDASIM=1)",
+        flush=True,
+    )
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    small = [] if "--small" in argv else ["--small"]
+    return subprocess.call([sys.executable, "-m", "scan.demo", *small, *argv], env=env)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the demo; returns a process exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -72,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--small", action="store_true", help="a size the simulator runs quickly")
     args = parser.parse_args(argv)
     simulated = _sim_switch.ACTIVE
+    if not simulated and not cuda.is_available():
+        return _rerun_in_simulator(list(sys.argv[1:] if argv is None else argv))
     small = args.small or simulated
     rows = args.rows or (2 if small else 8192)
     cols = args.cols or (TILE * 3 + 100 if small else 65536)
