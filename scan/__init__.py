@@ -16,7 +16,7 @@ simulator). C++ is generated, compiled with NVRTC and cached on first use.
 
 from __future__ import annotations
 
-from . import _sim_switch, block
+from . import block
 from ._errors import (
     CacheWarning,
     CompileError,
@@ -25,13 +25,9 @@ from ._errors import (
     ScanTypeError,
     ToolchainError,
 )
+from ._numba_cuda import install as _install
 
-if _sim_switch.ACTIVE:
-    from . import _sim
-
-    _sim.install()
-else:
-    from . import _registry  # noqa: F401  (registers typing and lowering)
+_install()
 
 __all__ = [
     "CacheWarning",

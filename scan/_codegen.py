@@ -21,48 +21,25 @@ import numpy as np
 import statefn
 
 from ._plan import ScanPlan, TileIOPlan
+from ._vocab import (
+    CUB_LOAD_ALGORITHMS,
+    CUB_SCAN_ALGORITHMS,
+    CUB_STORE_ALGORITHMS,
+    NO_SHARED_MEMORY_IO,
+    c_type,
+)
 
 __all__ = [
     "GENERATOR_VERSION",
     "CallbackDecl",
-    "c_type",
-    "provider_symbol",
+    "callback_barrier_suffices",
     "render_scan",
     "render_tile_io",
+    "thread_items_first",
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
 GENERATOR_VERSION = "5"
-
-_C_TYPES = {
-    "int8": "signed char",
-    "int16": "short",
-    "int32": "int",
-    "int64": "long long",
-    "uint8": "unsigned char",
-    "uint16": "unsigned short",
-    "uint32": "unsigned int",
-    "uint64": "unsigned long long",
-    "float32": "float",
-    "float64": "double",
-}
-
-_SCAN_ALGORITHMS = {
-    "raking": "BLOCK_SCAN_RAKING",
-    "raking_memoize": "BLOCK_SCAN_RAKING_MEMOIZE",
-    "warp_scans": "BLOCK_SCAN_WARP_SCANS",
-}
-_LOAD_ALGORITHMS = {
-    "direct": "BLOCK_LOAD_DIRECT",
-    "striped": "BLOCK_LOAD_STRIPED",
-    "vectorize": "BLOCK_LOAD_VECTORIZE",
-    "transpose": "BLOCK_LOAD_TRANSPOSE",
-    "warp_transpose": "BLOCK_LOAD_WARP_TRANSPOSE",
-    "warp_transpose_timesliced": "BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED",
-}
-# Algorithms whose TempStorage is empty: no barrier is needed after them.
-_NO_SHARED_MEMORY = ("direct", "striped", "vectorize")
-_STORE_ALGORITHMS = {k: v.replace("LOAD", "STORE") for k, v in _LOAD_ALGORITHMS.items()}
 
 _BUILTIN_BODIES = {
     "+": "return a + b;",
@@ -89,16 +66,6 @@ class CallbackDecl:
 
     symbol: str
     c_decl: str
-
-
-def c_type(dtype: np.dtype) -> str:
-    """The C++ spelling of a value dtype."""
-    return _C_TYPES[np.dtype(dtype).name]
-
-
-def provider_symbol(kind: str, key: str) -> str:
-    """The entry-point symbol for a plan key (unique per plan)."""
-    return f"statefn_scan_{kind}_{key[:24]}"
 
 
 def _template(name: str) -> string.Template:
@@ -306,9 +273,9 @@ def render_scan(
         block_x=plan.block[0],
         block_y=plan.block[1],
         block_z=plan.block[2],
-        algorithm=_SCAN_ALGORITHMS[plan.algorithm],
+        algorithm=CUB_SCAN_ALGORITHMS[plan.algorithm],
         functors=_scan_functors(plan, scan_callback, prefix_callback),
-        symbol=provider_symbol("scan", plan.key),
+        symbol=plan.symbol,
         items_per_thread=plan.items_per_thread,
         temp_decl=_temp_decl(plan.temp_storage),
         body=_scan_call(plan),
@@ -339,7 +306,7 @@ def _blocked_tail(plan: TileIOPlan) -> str:
 def render_tile_io(plan: TileIOPlan) -> str:
     """C++ source of a tile load or store provider."""
     load = plan.direction == "load"
-    algos = _LOAD_ALGORITHMS if load else _STORE_ALGORITHMS
+    algos = CUB_LOAD_ALGORITHMS if load else CUB_STORE_ALGORITHMS
     method = "Load" if load else "Store"
     extra_types = ""
     full = f"    block_io_t(temp_storage).{method}(p, thread_items);"
@@ -383,13 +350,13 @@ def render_tile_io(plan: TileIOPlan) -> str:
         items_per_thread=plan.items_per_thread,
         algorithm=algos[plan.algorithm],
         extra_types=extra_types,
-        symbol=provider_symbol(plan.direction, plan.key),
+        symbol=plan.symbol,
         tile_items=plan.tile_items,
         temp_decl=_temp_decl(plan.temp_storage),
         pointer_decl=f"{const}value_t* p = static_cast<{const}value_t*>(ptr);",
         full_tile=full,
         partial_tile=partial,
         sync="  __syncthreads(); // temp storage may be reused after this barrier"
-        if plan.auto_sync and plan.algorithm not in _NO_SHARED_MEMORY
+        if plan.auto_sync and plan.algorithm not in NO_SHARED_MEMORY_IO
         else "",
     )

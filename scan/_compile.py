@@ -16,7 +16,7 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any
 
 import attrs
 
@@ -24,27 +24,16 @@ from ._cache import Artifact, get_or_build
 from ._codegen import GENERATOR_VERSION
 from ._errors import CompileError
 from ._keys import compile_key
+from ._target import arch
 from ._toolchain import cccl_include_dirs
+from ._vocab import TempStorageLayout
 
-__all__ = ["Provider", "TempStorageLayout", "compile_provider", "nvrtc_options"]
+__all__ = ["DUMP_ENV", "Provider", "compile_provider", "nvrtc_flags", "nvrtc_options"]
 
 #: Set to a folder to keep every generated unit, its options and NVRTC log there.
 DUMP_ENV = "STATEFN_SCAN_DUMP_DIR"
 
 _lock = threading.Lock()
-
-
-class TempStorageLayout(NamedTuple):
-    """Size and alignment (bytes) of a primitive's ``TempStorage``.
-
-    Read from the compiled code. For caller-owned temp storage, unpack it into
-    module-level ints (numba freezes those as constants; an attribute of a
-    global tuple is not one) and allocate with
-    ``cuda.shared.array(size, np.uint8, alignment=alignment)``.
-    """
-
-    size: int
-    alignment: int
 
 
 @attrs.frozen
@@ -56,16 +45,35 @@ class Provider:
     layout: TempStorageLayout
 
 
-def nvrtc_options(cc: tuple[int, int]) -> list[str]:
-    """The exact NVRTC flags used for every provider (part of the cache key)."""
+def nvrtc_options(cc: tuple[int, int]) -> dict[str, Any]:
+    """The NVRTC options of every provider, as :class:`cuda.core.ProgramOptions` fields.
+
+    The one set of options: NVRTC is given these, and the cache key is made of
+    them (:func:`nvrtc_flags`, without the include folders, for which the
+    toolchain identity's header digest stands).
+    """
+    return {
+        "arch": arch(cc),
+        "std": "c++17",
+        "relocatable_device_code": True,
+        "link_time_optimization": True,
+        "define_macro": list(_DEFINES),
+        "include_path": list(include_dirs()),
+    }
+
+
+def nvrtc_flags(options: dict[str, Any], *, include_paths: bool = True) -> list[str]:
+    """`options` as NVRTC command-line flags (for dumps, logs and the cache key)."""
     flags = [
-        f"-arch=sm_{cc[0]}{cc[1]}",
-        "-std=c++17",
-        "-rdc=true",
-        "-dlto",
-        *(f"-D{m}" for m in _DEFINES),
+        f"-arch={options['arch']}",
+        f"-std={options['std']}",
+        f"-rdc={str(options['relocatable_device_code']).lower()}",
     ]
-    flags += [f"-I{d}" for d in include_dirs()]
+    if options["link_time_optimization"]:
+        flags.append("-dlto")
+    flags += [f"-D{m}" for m in options["define_macro"]]
+    if include_paths:
+        flags += [f"-I{d}" for d in options["include_path"]]
     return flags
 
 
@@ -106,16 +114,9 @@ def _dump(name: str, source: str, options: Sequence[str], log: str) -> str | Non
 def _nvrtc(name: str, source: str, cc: tuple[int, int]) -> bytes:
     from cuda.core import Program, ProgramOptions
 
-    options = ProgramOptions(
-        name=name,
-        arch=f"sm_{cc[0]}{cc[1]}",
-        std="c++17",
-        relocatable_device_code=True,
-        link_time_optimization=True,
-        include_path=list(include_dirs()),
-        define_macro=list(_DEFINES),
-    )
-    flags = nvrtc_options(cc)
+    table = nvrtc_options(cc)
+    options = ProgramOptions(name=name, **table)
+    flags = nvrtc_flags(table)
     try:
         program = Program(source, "c++", options=options)
         obj = program.compile("ltoir")
@@ -123,7 +124,7 @@ def _nvrtc(name: str, source: str, cc: tuple[int, int]) -> bytes:
         log = str(exc)
         path = _dump(name, source, flags, log)
         raise CompileError(
-            f"NVRTC could not compile the generated unit {name} for sm_{cc[0]}{cc[1]} "
+            f"NVRTC could not compile the generated unit {name} for {arch(cc)} "
             f"(source written to {path}); this is a bug in scan or a CCCL version it does "
             f"not support: please report it with the source and this log:\n{log}",
             log=log,
@@ -143,7 +144,7 @@ def _read_layout(
     from cuda.core import Linker, LinkerOptions, ObjectCode
 
     objs = [ObjectCode.from_ltoir(ltoir)] + [ObjectCode.from_ltoir(c) for c in callbacks]
-    opts = LinkerOptions(arch=f"sm_{cc[0]}{cc[1]}", link_time_optimization=True, ptx=True)
+    opts = LinkerOptions(arch=arch(cc), link_time_optimization=True, ptx=True)
     try:
         ptx = Linker(*objs, options=opts).link("ptx").code
     except Exception as exc:
@@ -190,7 +191,7 @@ def compile_provider(
             "generator": GENERATOR_VERSION,
             # include folders are machine paths: the header digest in the
             # toolchain identity stands for them in the key
-            "options": " ".join(o for o in nvrtc_options(cc) if not o.startswith("-I")),
+            "options": " ".join(nvrtc_flags(nvrtc_options(cc), include_paths=False)),
         },
         cc,
     )

@@ -21,17 +21,27 @@ import numpy as np
 import statefn
 
 from ._errors import PlanError, ScanTypeError
+from ._vocab import (
+    BITWISE_OPERATORS,
+    IO_ALGORITHMS,
+    MODES,
+    SCAN_ALGORITHMS,
+    VALUE_DTYPES,
+    WARP_ALGORITHMS,
+    Mode,
+    TempMode,
+)
 
 __all__ = [
-    "LOAD_ALGORITHMS",
-    "SCAN_ALGORITHMS",
-    "STORE_ALGORITHMS",
-    "VALUE_DTYPES",
     "ArrayFact",
+    "Block",
+    "Operand",
     "PrefixOp",
     "ScalarFact",
     "ScanPlan",
     "TileIOPlan",
+    "check_unknown_keywords",
+    "default_io_algorithm",
     "plan_scan",
     "plan_tile_io",
     "resolve_block",
@@ -39,39 +49,6 @@ __all__ = [
 
 _PLAN_SCHEMA_VERSION = 1
 
-#: Value dtypes the scans and tile I/O accept.
-VALUE_DTYPES: tuple[np.dtype, ...] = tuple(
-    np.dtype(t)
-    for t in (
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint16",
-        "uint32",
-        "uint64",
-        "float32",
-        "float64",
-    )
-)
-SCAN_ALGORITHMS = ("raking", "raking_memoize", "warp_scans")
-LOAD_ALGORITHMS = (
-    "direct",
-    "striped",
-    "vectorize",
-    "transpose",
-    "warp_transpose",
-    "warp_transpose_timesliced",
-)
-STORE_ALGORITHMS = LOAD_ALGORITHMS
-_WARP_ALGORITHMS = ("warp_scans", "warp_transpose", "warp_transpose_timesliced")
-_MODES = ("inclusive", "exclusive")
-_BITWISE = ("&", "|", "^")
-
-#: Temp storage of a call: library-owned static shared memory, or a caller array.
-TempMode: TypeAlias = Literal["implicit", "caller"]
-Mode: TypeAlias = Literal["inclusive", "exclusive"]
 PrefixOp: TypeAlias = "statefn.StatefulFunction[Any, Any] | statefn.StatelessFunction[Any]"
 Block: TypeAlias = tuple[int, int, int]
 
@@ -107,6 +84,11 @@ class ArrayFact:
 
 
 Operand: TypeAlias = ScalarFact | ArrayFact
+
+
+def provider_symbol(kind: str, key: str) -> str:
+    """The entry-point symbol of a provider: unique per plan key."""
+    return f"statefn_scan_{kind}_{key[:24]}"
 
 
 def _canonical(value: object) -> object:
@@ -181,6 +163,11 @@ class ScanPlan:
         return _digest("scan", fields)
 
     @property
+    def symbol(self) -> str:
+        """The ``extern "C"`` entry point of the provider generated for this plan."""
+        return provider_symbol("scan", self.key)
+
+    @property
     def threads(self) -> int:
         """Threads per block."""
         return self.block[0] * self.block[1] * self.block[2]
@@ -209,7 +196,7 @@ class TileIOPlan:
     block : tuple of int
     items_per_thread : int
     algorithm : str
-        One of :data:`LOAD_ALGORITHMS`.
+        One of :data:`IO_ALGORITHMS`.
     has_oob_default : bool
         Loads only: out-of-range items receive a default value.
     temp_storage : {"implicit", "caller"}
@@ -230,6 +217,11 @@ class TileIOPlan:
     def _key(self) -> str:
         fields = {f.name: getattr(self, f.name) for f in attrs.fields(TileIOPlan) if f.init}
         return _digest("tile_io", fields)
+
+    @property
+    def symbol(self) -> str:
+        """The ``extern "C"`` entry point of the provider generated for this plan."""
+        return provider_symbol(self.direction, self.key)
 
     @property
     def threads(self) -> int:
@@ -355,7 +347,7 @@ def _temp_mode(function: str, temp_storage: ArrayFact | None) -> TempMode:
 
 def _check_warp(function: str, algorithm: str, block: Block) -> None:
     threads = block[0] * block[1] * block[2]
-    if algorithm in _WARP_ALGORITHMS and threads % 32 != 0:
+    if algorithm in WARP_ALGORITHMS and threads % 32 != 0:
         raise PlanError(
             f"{function}: algorithm={algorithm!r} needs a block size that is a multiple of 32 "
             f"(got {threads} threads from block {block}); CUB would silently fall back to another "
@@ -415,7 +407,7 @@ def plan_scan(
         For every call the library refuses, before any code is generated.
     """
     f = function
-    if mode not in _MODES:
+    if mode not in MODES:
         raise PlanError(f"{f}: mode must be 'inclusive' or 'exclusive' (got {mode!r})")
     if algorithm not in SCAN_ALGORITHMS:
         raise PlanError(
@@ -447,7 +439,7 @@ def plan_scan(
             )
 
     op = statefn.normalize(scan_op, role="scan_op")
-    if op.is_builtin and op.builtin in _BITWISE and value_dtype.kind == "f":
+    if op.is_builtin and op.builtin in BITWISE_OPERATORS and value_dtype.kind == "f":
         raise ScanTypeError(
             f"{f}: scan_op={op.builtin!r} is a bitwise operator but values are {value_dtype}; "
             "use an integer dtype or another operator"
@@ -587,9 +579,9 @@ def plan_tile_io(
         )
     if algorithm is None:
         algorithm = default_io_algorithm(block)
-    if algorithm not in LOAD_ALGORITHMS:
+    if algorithm not in IO_ALGORITHMS:
         raise PlanError(
-            f"{f}: algorithm must be one of {', '.join(map(repr, LOAD_ALGORITHMS))} "
+            f"{f}: algorithm must be one of {', '.join(map(repr, IO_ALGORITHMS))} "
             f"(got {algorithm!r})"
         )
     if oob_default is not None and function == "store":

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ._errors import ToolchainError
+from ._target import arch
 
 __all__ = [
     "ENV_CCCL_INCLUDE",
@@ -34,6 +35,7 @@ __all__ = [
     "cccl_include_dirs",
     "cccl_include_origin",
     "cccl_version",
+    "dist_version",
     "header_digest",
     "nvjitlink_version",
     "nvrtc_version",
@@ -407,7 +409,8 @@ def _probe(fn: Callable[..., object], *args: object) -> str:
     return str(value)
 
 
-def _dist_version(name: str) -> str:
+def dist_version(name: str) -> str:
+    """The installed version of distribution `name`, or ``not-installed``."""
     try:
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
@@ -426,7 +429,7 @@ def _identity(cc: tuple[int, int]) -> tuple[tuple[str, str], ...]:
     except ToolchainError:
         cccl = digest = "unavailable:ToolchainError"
     items = {
-        "arch": f"sm_{cc[0]}{cc[1]}",
+        "arch": arch(cc),
         "cccl": cccl,
         "headers": digest,
         "nvrtc": _probe(nvrtc_version),
@@ -435,7 +438,6 @@ def _identity(cc: tuple[int, int]) -> tuple[tuple[str, str], ...]:
         "nvjitlink_build": _probe(_library_build, "nvJitLink"),
         "nvvm": _probe(nvvm_version),
         "nvvm_build": _probe(_library_build, "nvvm"),
-        "numba_cuda": _dist_version("numba-cuda"),
     }
     return tuple(sorted(items.items()))
 
@@ -446,8 +448,8 @@ def toolchain_identity(cc: tuple[int, int]) -> dict[str, str]:
     Keys: ``arch`` (``sm_XY``), ``cccl`` (version), ``headers``
     (:func:`header_digest`), ``nvrtc`` / ``nvjitlink`` / ``nvvm`` (versions),
     ``nvrtc_build`` / ``nvjitlink_build`` / ``nvvm_build`` (the loaded
-    library's ELF build id, so patch releases differ) and ``numba_cuda`` (the
-    distribution version, for Numba-compiled callbacks). A probe that fails is
+    library's ELF build id, so patch releases differ). The front end that
+    compiles callbacks is part of the callbacks' own keys. A probe that fails is
     recorded as ``unavailable:<ExceptionClass>`` so the key stays stable. No
     paths, times or host names: the same toolchain gives the same identity on
     every machine.

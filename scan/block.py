@@ -26,13 +26,17 @@ storage.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import DTypeLike
 
-from . import _sim_switch
-from ._compile import TempStorageLayout
+from ._build import temp_storage_layout
+from ._calls import CALLS, host_backend, host_call
+from ._errors import PlanError
+from ._target import check_cc
+from ._vocab import TempStorageLayout
 
 __all__ = [
     "TempStorageLayout",
@@ -47,30 +51,17 @@ __all__ = [
 ]
 
 
-def _kernel_only(name: str) -> RuntimeError:
-    return RuntimeError(
-        f"scan.block.{name}() runs inside @cuda.jit kernels only (all threads of a block "
-        "call it); to run kernels without a GPU set NUMBA_ENABLE_CUDASIM=1 before importing numba"
-    )
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def scan(
-    values: Any,
-    out: Any = None,
-    *,
-    mode: str,
-    scan_op: Any = "+",
-    initial_value: Any = None,
-    prefix_op: Any = None,
-    prefix_state: Any = None,
-    block_aggregate: Any = None,
-    algorithm: str = "raking",
-    temp_storage: Any = None,
-    threads: Any = None,
-    items_per_thread: int | None = None,
-    auto_sync: bool = True,
-    **unexpected: Any,
-) -> Any:
+def _entry_point(fn: _F) -> _F:
+    """Give an entry point the signature of its row in the call table."""
+    fn.__signature__ = CALLS[fn.__name__].signature  # type: ignore[attr-defined]
+    return fn
+
+
+@_entry_point
+def scan(*args: Any, **kwargs: Any) -> Any:
     """Block-wide scan with any operator (``cub::BlockScan``).
 
     Parameters
@@ -109,124 +100,50 @@ def scan(
         Only needed when ``values`` is not a local array of literal length.
     auto_sync : bool
         Insert the block barrier CUB requires before temp storage is reused.
-    **unexpected
-        Refused with a message naming the right keyword (e.g. the retired
-        ``block_prefix_callback_op=``).
+
+    Any other keyword is refused with a message naming the right one (e.g. the
+    retired ``block_prefix_callback_op=``).
 
     Returns
     -------
     scalar or None
         The scanned value for scalar ``values``; None for arrays.
     """
-    if _sim_switch.ACTIVE:
-        return _sim_switch.call("scan", values, out, locals())
-    raise _kernel_only("scan")
+    return host_call("scan", args, kwargs)
 
 
-def inclusive_sum(
-    values: Any,
-    out: Any = None,
-    *,
-    prefix_op: Any = None,
-    prefix_state: Any = None,
-    block_aggregate: Any = None,
-    algorithm: str = "raking",
-    temp_storage: Any = None,
-    threads: Any = None,
-    items_per_thread: int | None = None,
-    auto_sync: bool = True,
-    **unexpected: Any,
-) -> Any:
+@_entry_point
+def inclusive_sum(*args: Any, **kwargs: Any) -> Any:
     """Block-wide inclusive prefix sum. Parameters as in :func:`scan`."""
-    if _sim_switch.ACTIVE:
-        return _sim_switch.call("inclusive_sum", values, out, locals())
-    raise _kernel_only("inclusive_sum")
+    return host_call("inclusive_sum", args, kwargs)
 
 
-def exclusive_sum(
-    values: Any,
-    out: Any = None,
-    *,
-    prefix_op: Any = None,
-    prefix_state: Any = None,
-    block_aggregate: Any = None,
-    algorithm: str = "raking",
-    temp_storage: Any = None,
-    threads: Any = None,
-    items_per_thread: int | None = None,
-    auto_sync: bool = True,
-    **unexpected: Any,
-) -> Any:
+@_entry_point
+def exclusive_sum(*args: Any, **kwargs: Any) -> Any:
     """Block-wide exclusive prefix sum (thread 0's first output is 0, or the prefix).
 
     Parameters as in :func:`scan`.
     """
-    if _sim_switch.ACTIVE:
-        return _sim_switch.call("exclusive_sum", values, out, locals())
-    raise _kernel_only("exclusive_sum")
+    return host_call("exclusive_sum", args, kwargs)
 
 
-def inclusive_scan(
-    values: Any,
-    out: Any = None,
-    *,
-    scan_op: Any,
-    initial_value: Any = None,
-    prefix_op: Any = None,
-    prefix_state: Any = None,
-    block_aggregate: Any = None,
-    algorithm: str = "raking",
-    temp_storage: Any = None,
-    threads: Any = None,
-    items_per_thread: int | None = None,
-    auto_sync: bool = True,
-    **unexpected: Any,
-) -> Any:
+@_entry_point
+def inclusive_scan(*args: Any, **kwargs: Any) -> Any:
     """Block-wide inclusive scan with ``scan_op``. Parameters as in :func:`scan`."""
-    if _sim_switch.ACTIVE:
-        return _sim_switch.call("inclusive_scan", values, out, locals())
-    raise _kernel_only("inclusive_scan")
+    return host_call("inclusive_scan", args, kwargs)
 
 
-def exclusive_scan(
-    values: Any,
-    out: Any = None,
-    *,
-    scan_op: Any,
-    initial_value: Any = None,
-    prefix_op: Any = None,
-    prefix_state: Any = None,
-    block_aggregate: Any = None,
-    algorithm: str = "raking",
-    temp_storage: Any = None,
-    threads: Any = None,
-    items_per_thread: int | None = None,
-    auto_sync: bool = True,
-    **unexpected: Any,
-) -> Any:
+@_entry_point
+def exclusive_scan(*args: Any, **kwargs: Any) -> Any:
     """Block-wide exclusive scan with ``scan_op``. Parameters as in :func:`scan`.
 
     A non-sum operator needs ``initial_value`` or ``prefix_op``.
     """
-    if _sim_switch.ACTIVE:
-        return _sim_switch.call("exclusive_scan", values, out, locals())
-    raise _kernel_only("exclusive_scan")
+    return host_call("exclusive_scan", args, kwargs)
 
 
-def load(
-    src: Any,
-    offset: Any,
-    items: Any,
-    *,
-    valid_items: Any = None,
-    oob_default: Any = None,
-    algorithm: str | None = None,
-    temp_storage: Any = None,
-    threads: Any = None,
-    items_per_thread: int | None = None,
-    auto_sync: bool = True,
-    **unexpected: Any,
-) -> None:
+@_entry_point
+def load(*args: Any, **kwargs: Any) -> Any:
     """Load one tile ``src[offset : offset + threads * len(items)]`` (``cub::BlockLoad``).
 
     Thread ``t`` receives items ``t * len(items) ... (t + 1) * len(items) - 1``
@@ -257,32 +174,17 @@ def load(
     temp_storage, threads, items_per_thread, auto_sync
         As in :func:`scan`.
     """
-    if _sim_switch.ACTIVE:
-        return _sim_switch.call_io("load", src, offset, items, locals())
-    raise _kernel_only("load")
+    return host_call("load", args, kwargs)
 
 
-def store(
-    dst: Any,
-    offset: Any,
-    items: Any,
-    *,
-    valid_items: Any = None,
-    algorithm: str | None = None,
-    temp_storage: Any = None,
-    threads: Any = None,
-    items_per_thread: int | None = None,
-    auto_sync: bool = True,
-    **unexpected: Any,
-) -> None:
+@_entry_point
+def store(*args: Any, **kwargs: Any) -> Any:
     """Store one tile to ``dst[offset : offset + threads * len(items)]`` (``cub::BlockStore``).
 
     Items past ``len(dst)`` (or past ``valid_items``) are not written.
     Parameters as in :func:`load`.
     """
-    if _sim_switch.ACTIVE:
-        return _sim_switch.call_io("store", dst, offset, items, locals())
-    raise _kernel_only("store")
+    return host_call("store", args, kwargs)
 
 
 def temp_storage(
@@ -322,8 +224,13 @@ def temp_storage(
     cc : tuple of int, optional
         Target compute capability; defaults to the current device's.
     """
-    from ._layout import temp_storage_layout
-
+    backend = host_backend()
+    if cc is not None:
+        target = check_cc(cc)
+    elif backend is not None:
+        target = backend.default_cc()
+    else:
+        raise PlanError("temp_storage: no compute capability given; pass cc=(major, minor)")
     return temp_storage_layout(
-        primitive, np.dtype(dtype), threads, items_per_thread, algorithm=algorithm, cc=cc
+        primitive, np.dtype(dtype), threads, items_per_thread, algorithm=algorithm, cc=target
     )

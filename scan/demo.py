@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 from numba import cuda
+from numba.core import config as numba_config
 
 import statefn
-from scan import _sim_switch, block
+from scan import block
 
 THREADS = 128
 ITEMS = 4
@@ -90,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cols", type=int, default=None)
     parser.add_argument("--small", action="store_true", help="a size the simulator runs quickly")
     args = parser.parse_args(argv)
-    simulated = _sim_switch.ACTIVE
+    simulated = bool(numba_config.ENABLE_CUDASIM)
     if not simulated and not cuda.is_available():
         return _rerun_in_simulator(list(sys.argv[1:] if argv is None else argv))
     small = args.small or simulated

@@ -18,6 +18,7 @@ __all__ = [
     "StateDtypeError",
     "StatefnError",
     "UnknownOperatorError",
+    "describe_callable",
 ]
 
 

@@ -29,10 +29,13 @@ _DOCUMENTED = dict(_CASE.findall(PAGE))
 #: Modules whose raise sites users can reach; each message must be on the page.
 CHECKED_MODULES = [
     "scan/_plan.py",
-    "scan/_registry.py",
-    "scan/_layout.py",
-    "scan/_lower.py",
+    "scan/_calls.py",
+    "scan/_build.py",
+    "scan/block.py",
     "scan/_compile.py",
+    "scan/_numba_cuda/__init__.py",
+    "scan/_numba_cuda/_typing.py",
+    "scan/_numba_cuda/_lowering.py",
     "statefn/_arity.py",
     "statefn/_dtypes.py",
     "statefn/_normalize.py",
@@ -45,6 +48,10 @@ NOT_USER_FACING = {
     ": values is required",
     " must be an array",
     ": items must be a local array",
+    # the build layer's own invariant: front ends always pass their callback compiler
+    ": building user callbacks needs a callback compiler",
+    # importing scan always installs a host backend
+    "temp_storage: no compute capability given; pass cc=(major, minor)",
 }
 
 

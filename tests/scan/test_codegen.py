@@ -16,7 +16,6 @@ import pytest
 import statefn
 from scan._codegen import (
     CallbackDecl,
-    provider_symbol,
     render_scan,
     render_tile_io,
     thread_items_first,
@@ -134,7 +133,7 @@ def test_tile_io_golden(name):
 def test_structure_of_a_stateful_scan():
     plan, kw = CASES["inclusive_sum_stateful"]
     text = render_scan(plan, **kw)
-    symbol = provider_symbol("scan", plan.key)
+    symbol = plan.symbol
     assert f'extern "C" __device__ int {symbol}(' in text
     assert "cub::BlockScan<value_t, 128, cub::BLOCK_SCAN_RAKING, 1, 1>" in text
     assert "using value_t = int;" in text

@@ -230,7 +230,6 @@ def test_identity_has_every_component_and_no_paths() -> None:
         "nvjitlink_build",
         "nvvm",
         "nvvm_build",
-        "numba_cuda",
     }
     assert ident["arch"] == "sm_90"
     assert toolchain_identity((10, 0))["arch"] == "sm_100"

@@ -17,6 +17,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import numba_cuda
 import numpy as np
 import pytest
 from helpers.kernels import kernel_library
@@ -24,7 +25,8 @@ from numba import cuda
 from numba.cuda import types
 
 import statefn
-from scan import _cache, _linkcache, block
+from scan import _cache, block
+from scan._numba_cuda import _linkcache
 
 pytestmark = pytest.mark.nvrtc
 
@@ -143,6 +145,17 @@ def _library(prefix_op: Any, **options: Any) -> Any:
 @pytest.fixture(scope="module")
 def library() -> Any:
     return _library(running_total)
+
+
+def test_numba_cuda_still_offers_what_the_link_cache_patches(library: Any) -> None:
+    # The cache wraps numba-cuda's CUDACodeLibrary.get_cubin and reads its
+    # private state; a numba-cuda that renamed any of it would silently turn
+    # the cache off (attach() leaves unknown libraries alone). Fail loudly here.
+    missing = [name for name in _linkcache.NEEDED if not hasattr(library, name)]
+    assert not missing, (
+        f"numba-cuda {numba_cuda.__version__} changed CUDACodeLibrary (no {missing}): "
+        "the linked-kernel cache is off; update scan/_numba_cuda/_linkcache.py"
+    )
 
 
 def test_kernel_library_is_wired_once(library: Any) -> None:

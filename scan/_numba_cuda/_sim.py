@@ -12,8 +12,8 @@ CUB runs it: in the calling lanes' own threads, in lane order, each with its
 own ``prefix_state``; only thread 0's return value seeds the scan. Each thread
 finally finishes its own items, as CUB's per-thread scan does.
 
-Every call is planned with :mod:`scan._plan` from facts about the runtime
-values, so the simulator refuses exactly the calls the compiled path refuses,
+Every call is bound and planned by :mod:`scan._calls` from facts about the
+runtime values, so the simulator refuses exactly the calls the compiled path refuses,
 with the same messages (the simulator prefixes the thread and block index when
 it re-raises an exception from a kernel thread).
 
@@ -25,7 +25,6 @@ bits.
 
 from __future__ import annotations
 
-import inspect
 import sys
 import threading
 import traceback
@@ -36,38 +35,23 @@ from typing import Any
 import numpy as np
 
 import statefn
-from statefn._arity import is_numba_dispatcher
 
-from . import block as _block
-from ._errors import PlanError, ScanTypeError
-from ._plan import (
-    ArrayFact,
-    Block,
-    Operand,
-    ScalarFact,
-    ScanPlan,
-    TileIOPlan,
-    check_unknown_keywords,
-    plan_scan,
-    plan_tile_io,
-    resolve_block,
+from .._calls import (
+    MISSING,
+    Converter,
+    Role,
+    boolean_operand,
+    collect_facts,
+    kernel_only,
+    plan_call,
+    set_host_backend,
 )
+from .._errors import PlanError, ScanTypeError
+from .._plan import ArrayFact, Block, Operand, ScalarFact, ScanPlan, TileIOPlan
+from .._vocab import NO_SHARED_MEMORY_IO, WARP_THREADS
 
-__all__ = ["callers", "scan_call", "tile_io_call"]
+__all__ = ["SIMULATOR_CC", "SimulatorHost", "callers", "install", "scan_call", "tile_io_call"]
 
-_SCANS = ("scan", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan")
-_ALLOWED: dict[str, set[str]] = {
-    name: {
-        p.name
-        for p in inspect.signature(getattr(_block, name)).parameters.values()
-        if p.kind is not inspect.Parameter.VAR_KEYWORD
-    }
-    for name in (*_SCANS, "load", "store")
-}
-# load/store algorithms whose CUB TempStorage is empty: the compiled path puts
-# no barrier after them
-_NO_SHARED_MEMORY = ("direct", "striped", "vectorize")
-_WARP_THREADS = 32
 # how often a thread waiting for its turn checks whether the simulator aborted
 _POLL_S = 0.05
 
@@ -90,7 +74,6 @@ def _current_thread(function: str) -> Any:
     """The simulator thread running the caller; refuses host calls."""
     thread = threading.current_thread()
     if not isinstance(thread, _block_thread_type()):
-        kernel_only: Callable[[str], Exception] = getattr(_block, "_kernel_only")  # noqa: B009
         raise kernel_only(function)
     return thread
 
@@ -132,8 +115,8 @@ def callers(plan: ScanPlan) -> int:
     """
     threads = plan.threads
     if plan.algorithm == "warp_scans":
-        return min(threads, _WARP_THREADS)
-    max_raking = min(threads, _WARP_THREADS)
+        return min(threads, WARP_THREADS)
+    max_raking = min(threads, WARP_THREADS)
     segment = -(-threads // max_raking)
     return -(-threads // segment)
 
@@ -155,18 +138,8 @@ def _unwrap(obj: Any) -> Any:
     return obj
 
 
-def _scalar_dtype(function: str, name: str, obj: Any) -> np.dtype[Any]:
-    if isinstance(obj, bool | np.bool_):
-        raise ScanTypeError(f"{function}: {name} is a boolean; use an integer dtype")
-    if isinstance(obj, np.generic | int | float | complex):
-        return np.asarray(obj).dtype
-    raise ScanTypeError(
-        f"{function}: {name} must be a number or an array (got {type(obj).__name__})"
-    )
-
-
-def _fact(function: str, name: str, obj: Any) -> Operand | None:
-    if obj is None:
+def _operand(function: str, name: str, obj: Any) -> Operand | None:
+    if obj is None or obj is MISSING:
         return None
     if isinstance(obj, np.ndarray):
         return ArrayFact(
@@ -175,110 +148,43 @@ def _fact(function: str, name: str, obj: Any) -> Operand | None:
             length=obj.shape[0] if obj.ndim == 1 else None,
             contiguous=bool(obj.flags.c_contiguous),
         )
-    return ScalarFact(_scalar_dtype(function, name, obj))
+    if isinstance(obj, bool | np.bool_):
+        raise boolean_operand(function, name)
+    if isinstance(obj, np.generic | int | float | complex):
+        return ScalarFact(np.asarray(obj).dtype)
+    raise ScanTypeError(
+        f"{function}: {name} must be a number or an array (got {type(obj).__name__})"
+    )
 
 
-def _array_fact(function: str, name: str, obj: Any) -> ArrayFact | None:
-    fact = _fact(function, name, obj)
-    if fact is not None and not isinstance(fact, ArrayFact):
-        raise ScanTypeError(
-            f"{function}: {name} must be an array (got a scalar of type {type(obj).__name__})"
-        )
-    return fact
+def _value(function: str, name: str, obj: Any) -> Any:
+    return None if obj is MISSING else obj
 
 
-def _fact_key(obj: Any) -> Any:
-    """A cheap hashable summary of an operand, the memo key of its fact."""
-    if obj is None:
-        return None
-    if isinstance(obj, np.ndarray):
-        return (
-            "a",
-            obj.dtype,
-            obj.ndim,
-            obj.shape[0] if obj.ndim else None,
-            obj.flags.c_contiguous,
-        )
-    return ("s", type(obj))
+_CONVERTERS: dict[Role, Converter] = {
+    "operand": _operand,
+    "array": _operand,
+    "index": _operand,
+    "literal": _value,
+    "callable": _value,
+}
 
 
-def _memo(key: tuple[Any, ...], build: Callable[[], ScanPlan | TileIOPlan]) -> Any:
+def _plan(function: str, bound: Mapping[str, Any], launch: Block) -> ScanPlan | TileIOPlan:
+    """The plan of a call, memoised: every simulated thread makes the same calls."""
+    facts = collect_facts(function, bound, _CONVERTERS)
+    key = (function, launch, *facts.items())
     try:
         hit = _plan_cache.get(key)
     except TypeError:  # an unhashable option: plan without the memo
-        return build()
+        return plan_call(function, facts, launch)
     if hit is not None:
         return hit
-    plan = build()
+    plan = plan_call(function, facts, launch)
     with _plan_cache_lock:
         if len(_plan_cache) >= _PLAN_CACHE_LIMIT:
             _plan_cache.clear()
         _plan_cache[key] = plan
-    return plan
-
-
-def _plan_scan(
-    function: str, values: Any, out: Any, options: Mapping[str, Any], launch: Block
-) -> ScanPlan:
-    check_unknown_keywords(function, options, _ALLOWED[function])
-    mode = {"inclusive_sum": "inclusive", "inclusive_scan": "inclusive"}.get(function)
-    mode = mode or ("exclusive" if function != "scan" else str(options.get("mode")))
-    scan_op = "+" if function.endswith("_sum") else options.get("scan_op")
-    initial_value = options.get("initial_value")
-    state = options.get("prefix_state")
-    aggregate = options.get("block_aggregate")
-    temp = options.get("temp_storage")
-    algorithm = options.get("algorithm") or "raking"
-    threads = options.get("threads")
-    ipt = options.get("items_per_thread")
-    auto_sync = options.get("auto_sync")
-    auto_sync = True if auto_sync is None else bool(auto_sync)
-    prefix_op = options.get("prefix_op")
-
-    def build() -> ScanPlan:
-        block = resolve_block(function, threads, launch)
-        values_fact = _fact(function, "values", values)
-        if values_fact is None:
-            raise ScanTypeError(f"{function}: values is required")
-        init = _fact(function, "initial_value", initial_value)
-        if isinstance(init, ArrayFact):
-            raise ScanTypeError(f"{function}: initial_value must be a scalar")
-        return plan_scan(
-            function=function,
-            values=values_fact,
-            out=_fact(function, "out", out),
-            mode=mode,
-            scan_op="+" if scan_op is None else scan_op,
-            initial_value=init,
-            prefix_op=prefix_op,
-            prefix_state=_array_fact(function, "prefix_state", state),
-            block_aggregate=_array_fact(function, "block_aggregate", aggregate),
-            algorithm=algorithm,
-            temp_storage=_array_fact(function, "temp_storage", temp),
-            block=block,
-            items_per_thread=ipt,
-            auto_sync=auto_sync,
-        )
-
-    key = (
-        function,
-        launch,
-        threads,
-        _fact_key(values),
-        _fact_key(out),
-        mode,
-        scan_op,
-        _fact_key(initial_value),
-        prefix_op,
-        _fact_key(state),
-        _fact_key(aggregate),
-        algorithm,
-        _fact_key(temp),
-        ipt,
-        auto_sync,
-    )
-    plan = _memo(key, build)
-    assert isinstance(plan, ScanPlan)
     return plan
 
 
@@ -323,7 +229,9 @@ def _combiner(op: statefn.ScanOperator, dtype: np.dtype[Any]) -> Callable[[Any, 
 def _host_callable(obj: Any, descriptor: Callable[..., Any]) -> Callable[..., Any]:
     """What to call on the host: a simulated device function itself (it swaps in
     the simulated ``cuda`` module for its own module), else the descriptor."""
-    if is_numba_dispatcher(obj) and callable(obj):
+    from numba.cuda.simulator.kernel import FakeCUDAKernel
+
+    if isinstance(obj, FakeCUDAKernel):
         return obj  # type: ignore[no-any-return]
     return descriptor
 
@@ -416,7 +324,7 @@ def _wait(thread: Any, call: _Call, ready: Callable[[], bool]) -> None:
 # scans
 
 
-def scan_call(function: str, values: Any, out: Any, options: Mapping[str, Any]) -> Any:
+def scan_call(function: str, bound: Mapping[str, Any]) -> Any:
     """Run one block-scan entry point for the calling simulated thread.
 
     Every thread of the block calls it, like a barrier.
@@ -425,12 +333,8 @@ def scan_call(function: str, values: Any, out: Any, options: Mapping[str, Any]) 
     ----------
     function : str
         The public entry point (``"inclusive_sum"``, ``"scan"``, ...).
-    values : scalar or array
-        The thread's item or items.
-    out : array or None
-        Where array results go (``values`` when None).
-    options : mapping
-        The entry point's other keyword arguments.
+    bound : mapping
+        The arguments passed, by parameter name (:func:`scan._calls.bind`).
 
     Returns
     -------
@@ -439,15 +343,11 @@ def scan_call(function: str, values: Any, out: Any, options: Mapping[str, Any]) 
     """
     thread = _current_thread(function)
     launch = _launch_block(thread)
-    values = _unwrap(values)
-    out = _unwrap(out)
-    options = {
-        k: (_unwrap(v) if k in ("prefix_state", "block_aggregate", "temp_storage") else v)
-        for k, v in options.items()
-    }
+    options = {k: _unwrap(v) for k, v in bound.items()}
     with np.errstate(all="ignore"):
-        plan = _plan_scan(function, values, out, options, launch)
-        return _scan(thread, plan, values, out, options)
+        plan = _plan(function, options, launch)
+        assert isinstance(plan, ScanPlan)
+        return _scan(thread, plan, options["values"], options.get("out"), options)
 
 
 def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[str, Any]) -> Any:
@@ -574,70 +474,13 @@ def _run_prefix(thread: Any, plan: ScanPlan, call: _Call, rank: int) -> None:
 # tile I/O
 
 
-def _plan_tile_io(
-    function: str, array: Any, items: Any, options: Mapping[str, Any], launch: Block
-) -> TileIOPlan:
-    check_unknown_keywords(
-        function, options, _ALLOWED[function] - {"src", "dst", "offset", "items"}
-    )
-    oob_default = options.get("oob_default")
-    temp = options.get("temp_storage")
-    threads = options.get("threads")
-    algorithm = options.get("algorithm")
-    ipt = options.get("items_per_thread")
-    auto_sync = options.get("auto_sync")
-    auto_sync = True if auto_sync is None else bool(auto_sync)
-    name = "src" if function == "load" else "dst"
-
-    def build() -> TileIOPlan:
-        block = resolve_block(function, threads, launch)
-        array_fact = _array_fact(function, name, array)
-        if array_fact is None:
-            raise ScanTypeError(f"{function}: {name} must be an array")
-        items_fact = _fact(function, "items", items)
-        if items_fact is None:
-            raise ScanTypeError(f"{function}: items must be a local array")
-        oob = _fact(function, "oob_default", oob_default)
-        if isinstance(oob, ArrayFact):
-            raise ScanTypeError(f"{function}: oob_default must be a scalar")
-        return plan_tile_io(
-            function="load" if function == "load" else "store",
-            array=array_fact,
-            items=items_fact,
-            algorithm=algorithm,
-            oob_default=oob,
-            temp_storage=_array_fact(function, "temp_storage", temp),
-            block=block,
-            items_per_thread=ipt,
-            auto_sync=auto_sync,
-        )
-
-    key = (
-        function,
-        launch,
-        threads,
-        _fact_key(array),
-        _fact_key(items),
-        _fact_key(oob_default),
-        _fact_key(temp),
-        algorithm,
-        ipt,
-        auto_sync,
-    )
-    plan = _memo(key, build)
-    assert isinstance(plan, TileIOPlan)
-    return plan
-
-
 def _integer(function: str, name: str, value: Any) -> int:
     if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
         return int(value)
     raise ScanTypeError(f"{function}: {name} must be an integer (got {type(value).__name__})")
 
 
-def tile_io_call(
-    function: str, array: Any, offset: Any, items: Any, options: Mapping[str, Any]
-) -> None:
+def tile_io_call(function: str, bound: Mapping[str, Any]) -> None:
     """Run ``load`` or ``store`` for the calling simulated thread.
 
     Thread ``t`` moves tile items ``t * ipt + i`` (``i * threads + t`` for the
@@ -648,21 +491,17 @@ def tile_io_call(
     Parameters
     ----------
     function : {"load", "store"}
-    array : array
-        The source (load) or destination (store).
-    offset : int
-        Index of the tile's first item in *array*.
-    items : array
-        The thread's items.
-    options : mapping
-        The entry point's other keyword arguments.
+    bound : mapping
+        The arguments passed, by parameter name (:func:`scan._calls.bind`).
     """
     thread = _current_thread(function)
     launch = _launch_block(thread)
-    array = _unwrap(array)
-    items = _unwrap(items)
-    options = {k: (_unwrap(v) if k == "temp_storage" else v) for k, v in options.items()}
-    plan = _plan_tile_io(function, array, items, options, launch)
+    options = {k: _unwrap(v) for k, v in bound.items()}
+    plan = _plan(function, options, launch)
+    assert isinstance(plan, TileIOPlan)
+    array = options["src" if function == "load" else "dst"]
+    items = options["items"]
+    offset = options["offset"]
     start = _integer(function, "offset", offset)
     valid = len(array) - start
     requested = options.get("valid_items")
@@ -693,7 +532,7 @@ def tile_io_call(
             for i, pos in enumerate(positions):
                 if pos < valid:
                     array[start + pos] = items[i]
-    if plan.auto_sync and plan.algorithm not in _NO_SHARED_MEMORY:
+    if plan.auto_sync and plan.algorithm not in NO_SHARED_MEMORY_IO:
         _barrier(thread)
 
 
@@ -713,7 +552,32 @@ def _aligned(array: np.ndarray[Any, Any], alignment: int) -> np.ndarray[Any, Any
     return out
 
 
+#: The compute capability whose layouts host-side queries use in the simulator
+#: (it has no real device).
+SIMULATOR_CC = (9, 0)
+
+
+class SimulatorHost:
+    """Runs :mod:`scan.block` calls made by simulated kernel threads."""
+
+    def call(self, name: str, bound: Mapping[str, Any]) -> Any:
+        """Run entry point `name` for the calling simulated thread."""
+        if name in ("load", "store"):
+            return tile_io_call(name, bound)
+        return scan_call(name, bound)
+
+    def default_cc(self) -> tuple[int, int]:
+        """:data:`SIMULATOR_CC`."""
+        return SIMULATOR_CC
+
+
 def install() -> None:
+    """Route :mod:`scan.block` calls to the simulator, and let kernels align arrays."""
+    set_host_backend(SimulatorHost())
+    _allow_alignment()
+
+
+def _allow_alignment() -> None:
     """Let simulated kernels pass ``alignment=`` to ``cuda.shared/local.array``.
 
     numba's simulator refuses the argument, which would keep the documented

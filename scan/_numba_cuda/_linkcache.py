@@ -15,6 +15,12 @@ version). A link whose inputs or tools differ misses; a hit is the cubin
 those exact inputs produced. A library that links anything this module cannot
 read by content (a device runtime library, an unknown object) links as usual.
 
+This module is the one place that reaches into numba-cuda's
+``CUDACodeLibrary`` (numba-cuda offers no supported way to hand a library a
+linked cubin): it wraps ``get_cubin`` and reads the private attributes listed
+in :data:`NEEDED`. A library without them is left alone, and a test fails
+loudly when numba-cuda stops offering them.
+
 Only the code library of the kernel that lowers a call is wired up: a kernel
 that reaches the library through a separately compiled device function links
 as usual in each process (the provider and callback caches still apply).
@@ -27,18 +33,19 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from ._cache import Artifact, get_or_build
-from ._keys import compile_key
-from ._toolchain import _dist_version
+from .._cache import Artifact, get_or_build
+from .._keys import compile_key
+from .._target import arch
+from .._toolchain import dist_version
 
-__all__ = ["KIND", "attach", "link_key"]
+__all__ = ["KIND", "NEEDED", "attach", "link_key"]
 
 #: Cache kind of linked kernels (``python -m scan cache list`` shows it).
 KIND = "kernel"
 
 _MARK = "_statefn_scan_link_cache"
 #: What the library must offer for the cache to take part (numba-cuda's CUDACodeLibrary).
-_NEEDED = (
+NEEDED = (
     "get_cubin",
     "get_ltoir",
     "_ensure_cc",
@@ -58,7 +65,7 @@ def attach(library: Any) -> None:
     Idempotent; does nothing for an object that does not look like numba-cuda's
     ``CUDACodeLibrary``.
     """
-    if getattr(library, _MARK, False) or not all(hasattr(library, n) for n in _NEEDED):
+    if getattr(library, _MARK, False) or not all(hasattr(library, n) for n in NEEDED):
         return
     original = library.get_cubin
 
@@ -112,15 +119,14 @@ def link_key(library: Any, cc: tuple[Any, ...]) -> str | None:
         if digest is None:
             return None
         inputs.append(digest)
-    arch = f"sm_{cc[0]}{cc[1]}{cc[2] if len(cc) > 2 else ''}"
     parts = {
         "version": _KEY_VERSION,
         "kernel_ltoir": _digest(library.get_ltoir(cc=cc)),
         "inputs": ",".join(sorted(inputs)),
-        "arch": arch,
+        "arch": arch(cc, str(cc[2]) if len(cc) > 2 else ""),
         "max_registers": str(library._max_registers or 0),
         "driver": _driver_version(),
-        "cuda_core": _dist_version("cuda-core"),
+        "cuda_core": dist_version("cuda-core"),
     }
     return compile_key(KIND, parts, (int(cc[0]), int(cc[1])))
 

@@ -1,0 +1,218 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The build layer: from a plan to the compiled objects a kernel links, for any front end.
+
+:func:`build` is the one way from a :class:`~scan._plan.ScanPlan` or
+:class:`~scan._plan.TileIOPlan` to a :class:`Built`: the provider's entry
+point, its temp-storage layout, and every LTO-IR object the kernel must link
+(the provider's, and the user callbacks' behind the pointer ABI). Callbacks
+are compiled by the front end (:class:`CallbackCompiler`: Numba for
+numba-cuda kernels), through the persistent cache; providers by NVRTC
+(:mod:`scan._compile`). Host-side layout queries
+(:func:`temp_storage_layout`) go through the same path.
+
+Nothing here imports Numba.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, TypeAlias
+
+import attrs
+import numpy as np
+
+import statefn
+
+from ._cache import Artifact, get_or_build
+from ._codegen import CallbackDecl, render_scan, render_tile_io
+from ._compile import compile_provider
+from ._errors import PlanError
+from ._keys import compile_key
+from ._plan import ArrayFact, ScanPlan, TileIOPlan, plan_scan, plan_tile_io, resolve_block
+from ._vocab import TempStorageLayout
+
+__all__ = [
+    "Built",
+    "CallbackCompiler",
+    "CallbackDescriptor",
+    "CompiledCallback",
+    "LinkInput",
+    "build",
+    "callback",
+    "temp_storage_layout",
+]
+
+#: A user callable the build lowers behind the pointer ABI.
+CallbackDescriptor: TypeAlias = (
+    statefn.StatefulFunction[Any, Any] | statefn.StatelessFunction[Any] | statefn.ScanOperator
+)
+
+
+@attrs.frozen
+class CompiledCallback:
+    """A callback compiled to the pointer ABI by a front end: symbol, C declaration, LTO-IR."""
+
+    symbol: str
+    c_decl: str
+    ltoir: bytes = attrs.field(repr=lambda data: f"<{len(data)} bytes>")
+
+
+class CallbackCompiler(Protocol):
+    """A front end's compiler of user callbacks (``extern "C"`` pointer-ABI functions)."""
+
+    @property
+    def frontend(self) -> str:
+        """Name and version of the compiler (part of the callbacks' cache keys)."""
+
+    def __call__(
+        self, descriptor: CallbackDescriptor, value_dtype: np.dtype[Any], cc: tuple[int, int]
+    ) -> CompiledCallback:
+        """Compile `descriptor` for `value_dtype` and `cc`."""
+
+
+@attrs.frozen
+class LinkInput:
+    """One LTO-IR object a kernel links: its symbol (the object's name) and bytes."""
+
+    symbol: str
+    ltoir: bytes = attrs.field(repr=lambda data: f"<{len(data)} bytes>")
+
+
+@attrs.frozen
+class Built:
+    """What a kernel needs to call one planned primitive.
+
+    Attributes
+    ----------
+    symbol : str
+        The provider's ``extern "C"`` entry point.
+    layout : TempStorageLayout
+        Size and alignment of its ``TempStorage``, read from the compiled code.
+    link : tuple of LinkInput
+        The provider's LTO-IR first, then its callbacks'.
+    """
+
+    symbol: str
+    layout: TempStorageLayout
+    link: tuple[LinkInput, ...]
+
+
+def callback(
+    descriptor: CallbackDescriptor,
+    value_dtype: np.dtype[Any],
+    cc: tuple[int, int],
+    compiler: CallbackCompiler,
+) -> CompiledCallback:
+    """A callback compiled for `value_dtype` and `cc`, through the persistent cache."""
+    state = descriptor.state_dtype.str if isinstance(descriptor, statefn.StatefulFunction) else ""
+    key = compile_key(
+        "callback",
+        {
+            "descriptor": descriptor.key,
+            "value_dtype": value_dtype.str,
+            "state_dtype": state,
+            "frontend": compiler.frontend,
+        },
+        cc,
+    )
+
+    def compile_it() -> Artifact:
+        compiled = compiler(descriptor, value_dtype, cc)
+        return Artifact(
+            payload=compiled.ltoir, meta={"symbol": compiled.symbol, "c_decl": compiled.c_decl}
+        )
+
+    art = get_or_build("callback", key, compile_it)
+    symbol, decl = art.meta["symbol"], art.meta["c_decl"]
+    assert isinstance(symbol, str)
+    assert isinstance(decl, str)
+    return CompiledCallback(symbol=symbol, c_decl=decl, ltoir=art.payload)
+
+
+def build(
+    plan: ScanPlan | TileIOPlan, cc: tuple[int, int], compiler: CallbackCompiler | None
+) -> Built:
+    """Compile (or fetch) the provider of `plan` and the callbacks it calls.
+
+    Parameters
+    ----------
+    plan : ScanPlan or TileIOPlan
+    cc : tuple of int
+        Target compute capability.
+    compiler : CallbackCompiler or None
+        Compiles the plan's user callbacks; only None for plans without any.
+    """
+    if isinstance(plan, TileIOPlan):
+        provider = compile_provider(plan.symbol, render_tile_io(plan), cc=cc)
+        return Built(plan.symbol, provider.layout, (LinkInput(plan.symbol, provider.ltoir),))
+    scan_cb = prefix_cb = None
+    if not plan.scan_op.is_builtin:
+        scan_cb = callback(plan.scan_op, plan.value_dtype, cc, _needed(compiler, plan))
+    if plan.prefix_op is not None:
+        prefix_cb = callback(plan.prefix_op, plan.value_dtype, cc, _needed(compiler, plan))
+    compiled = [c for c in (scan_cb, prefix_cb) if c is not None]
+    source = render_scan(plan, scan_callback=_decl(scan_cb), prefix_callback=_decl(prefix_cb))
+    provider = compile_provider(plan.symbol, source, cc=cc, callbacks=[c.ltoir for c in compiled])
+    link = (
+        LinkInput(plan.symbol, provider.ltoir),
+        *(LinkInput(c.symbol, c.ltoir) for c in compiled),
+    )
+    return Built(plan.symbol, provider.layout, link)
+
+
+def _needed(compiler: CallbackCompiler | None, plan: ScanPlan) -> CallbackCompiler:
+    if compiler is None:
+        raise TypeError(f"{plan.function}: building user callbacks needs a callback compiler")
+    return compiler
+
+
+def _decl(compiled: CompiledCallback | None) -> CallbackDecl | None:
+    return (
+        None if compiled is None else CallbackDecl(symbol=compiled.symbol, c_decl=compiled.c_decl)
+    )
+
+
+def temp_storage_layout(
+    primitive: str,
+    dtype: np.dtype[Any],
+    threads: int | tuple[int, ...],
+    items_per_thread: int,
+    *,
+    algorithm: str | None,
+    cc: tuple[int, int],
+) -> TempStorageLayout:
+    """(size, alignment) of `primitive`'s TempStorage, from compiled code."""
+    name = f"temp_storage({primitive!r})"
+    blk = resolve_block(name, threads, None)
+    items = ArrayFact(dtype=dtype, ndim=1, length=items_per_thread)
+    caller = ArrayFact(dtype=np.uint8, ndim=1)
+    plan: ScanPlan | TileIOPlan
+    if primitive == "scan":
+        plan = plan_scan(
+            function=name,
+            values=items,
+            out=None,
+            mode="inclusive",
+            scan_op="+",
+            initial_value=None,
+            prefix_op=None,
+            prefix_state=None,
+            block_aggregate=None,
+            algorithm=algorithm or "raking",
+            temp_storage=caller,
+            block=blk,
+        )
+    elif primitive in ("load", "store"):
+        plan = plan_tile_io(
+            function="load" if primitive == "load" else "store",
+            array=ArrayFact(dtype=dtype, ndim=1),
+            items=items,
+            algorithm=algorithm,
+            oob_default=None,
+            temp_storage=caller,
+            block=blk,
+        )
+    else:
+        raise PlanError(
+            f"temp_storage: primitive must be 'scan', 'load' or 'store' (got {primitive!r})"
+        )
+    return build(plan, cc, None).layout

@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The numba-cuda front end: everything that touches numba-cuda.
+
+- :mod:`._typing`: typing of :mod:`scan.block` calls (binding, Numba types as
+  facts, planning), the descriptor type, the local-array length rewrite;
+- :mod:`._lowering`: the call of the provider, the callbacks compiled by
+  Numba, the LTO-IR attached to the kernel;
+- :mod:`._linkcache`: linked kernels in the persistent cache (the one place
+  that reaches into numba-cuda's code library);
+- :mod:`._sim`: numba's CUDA simulator running the same calls with CUB's
+  observable semantics.
+
+Everything else (plans, C++ generation, NVRTC, the cache) is shared by every
+front end and imports no Numba.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from numba.core import config as _numba_config
+
+from .._calls import kernel_only, set_host_backend
+from .._errors import PlanError
+
+__all__ = ["SIMULATOR", "CompiledHost", "install"]
+
+#: True when kernels run in numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``,
+#: read by numba once, when it is first imported).
+SIMULATOR: bool = bool(_numba_config.ENABLE_CUDASIM)
+
+
+class CompiledHost:
+    """Host side of compiled kernels: block primitives refuse host calls."""
+
+    def call(self, name: str, bound: Mapping[str, Any]) -> Any:
+        """Refuse: block primitives run inside kernels only."""
+        raise kernel_only(name)
+
+    def default_cc(self) -> tuple[int, int]:
+        """The compute capability of numba's current device."""
+        from numba import cuda
+
+        if not cuda.is_available():
+            raise PlanError(
+                "temp_storage: no CUDA device to take the compute capability from; "
+                "pass cc=(major, minor)"
+            )
+        major, minor = cuda.get_current_device().compute_capability
+        return (int(major), int(minor))
+
+
+def install() -> None:
+    """Register the typing and lowering of :mod:`scan.block` calls, or the simulator."""
+    if SIMULATOR:
+        from . import _sim
+
+        _sim.install()
+    else:
+        from . import _lowering, _typing  # noqa: F401  (registering is importing)
+
+        set_host_backend(CompiledHost())

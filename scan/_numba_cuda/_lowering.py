@@ -1,0 +1,260 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Lowering of :mod:`scan.block` calls in numba-cuda kernels, and their link inputs.
+
+A call site becomes one call of the provider's ``extern "C"`` entry point with
+every operand passed by pointer (array data pointers as they are, scalars
+through a stack slot). The plan is the one the typing made
+(:func:`scan._numba_cuda._typing.typed_plan`); the build layer
+(:func:`scan._build.build`) compiles or fetches the provider and the callbacks,
+which Numba compiles here (:data:`CALLBACKS`). Their LTO-IR is attached to the
+kernel's code library as :class:`numba.cuda.LTOIR` objects, memoised so that a
+provider or callback used several times in one kernel links once, and the
+library's linked cubin goes through the persistent cache
+(:mod:`scan._numba_cuda._linkcache`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from llvmlite import ir
+from numba import cuda
+from numba.cuda import cgutils, types
+from numba.cuda.core import targetconfig
+from numba.cuda.cudaimpl import registry as lowering_registry
+
+from statefn import _abi
+
+from .._build import Built, CallbackDescriptor, CompiledCallback, build
+from .._calls import IO_CALLS
+from .._errors import PlanError
+from .._plan import ScanPlan, TileIOPlan
+from . import _linkcache
+from ._typing import FUNCTIONS, fold_signature, typed_plan
+
+__all__ = ["CALLBACKS", "NumbaCallbacks", "current_cc"]
+
+_I8P = ir.IntType(8).as_pointer()
+_lock = threading.Lock()
+_objects: dict[tuple[str, tuple[int, int]], Any] = {}
+# the parameter names of each lowered call, in the typed signature's order
+_PARAMS = {name: tuple(fold_signature(name).parameters) for name in FUNCTIONS}
+
+
+class NumbaCallbacks:
+    """Compiles user callbacks with numba-cuda (:func:`statefn._abi.lower`)."""
+
+    @property
+    def frontend(self) -> str:
+        """``numba-cuda <version>``: part of the callbacks' cache keys."""
+        import numba_cuda
+
+        return f"numba-cuda {getattr(numba_cuda, '__version__', 'unknown')}"
+
+    def __call__(
+        self, descriptor: CallbackDescriptor, value_dtype: np.dtype[Any], cc: tuple[int, int]
+    ) -> CompiledCallback:
+        """Compile `descriptor` to the pointer ABI with Numba."""
+        lowered = _abi.lower(descriptor, value_dtype, cc=cc)
+        return CompiledCallback(symbol=lowered.symbol, c_decl=lowered.c_decl, ltoir=lowered.ltoir)
+
+
+#: The numba-cuda front end's callback compiler.
+CALLBACKS = NumbaCallbacks()
+
+
+def current_cc() -> tuple[int, int]:
+    """The compute capability the kernel being compiled targets."""
+    flags = targetconfig.ConfigStack.top_or_none()
+    cc = None if flags is None else getattr(flags, "compute_capability", None)
+    if not cc:
+        raise PlanError(
+            "scan: the target compute capability is unknown while compiling this kernel; "
+            "compile through a launch on a GPU or pass cc= to cuda.compile/compile_all"
+        )
+    return (int(cc[0]), int(cc[1]))
+
+
+def _ltoir_object(symbol: str, cc: tuple[int, int], data: bytes) -> Any:
+    # numba keeps linking files in a set: the same object twice links once.
+    with _lock:
+        obj = _objects.get((symbol, cc))
+        if obj is None:
+            obj = cuda.LTOIR(data, name=f"{symbol}.ltoir")
+            _objects[(symbol, cc)] = obj
+        return obj
+
+
+def _built(plan: ScanPlan | TileIOPlan) -> tuple[Built, tuple[int, int]]:
+    cc = current_cc()
+    return build(plan, cc, CALLBACKS), cc
+
+
+# ---------------------------------------------------------------------------
+# IR helpers
+
+
+def _null() -> ir.Constant:
+    """A null ``i8*`` for operands a provider does not use."""
+    return ir.Constant(_I8P, None)
+
+
+def _data_pointer(context: Any, builder: ir.IRBuilder, ty: types.Array, value: Any) -> ir.Value:
+    """The data pointer of an array value, as ``i8*``."""
+    ary = context.make_array(ty)(context, builder, value)
+    return builder.bitcast(ary.data, _I8P)
+
+
+def _array_length(context: Any, builder: ir.IRBuilder, ty: types.Array, value: Any) -> ir.Value:
+    """``len(array)`` of a 1-D array value, as ``intp``."""
+    ary = context.make_array(ty)(context, builder, value)
+    return cgutils.unpack_tuple(builder, ary.shape, 1)[0]
+
+
+def _element_pointer(
+    context: Any, builder: ir.IRBuilder, ty: types.Array, value: Any, index: ir.Value
+) -> ir.Value:
+    """``&array[index]`` (no bounds check) as ``i8*``."""
+    ary = context.make_array(ty)(context, builder, value)
+    return builder.bitcast(builder.gep(ary.data, [index]), _I8P)
+
+
+def _scalar_slot(
+    context: Any, builder: ir.IRBuilder, value: Any, from_ty: Any, to_ty: Any
+) -> ir.Value:
+    """A stack slot holding ``value`` converted to ``to_ty``, as ``i8*``."""
+    converted = context.cast(builder, value, from_ty, to_ty)
+    slot = cgutils.alloca_once(builder, context.get_value_type(to_ty))
+    builder.store(converted, slot)
+    return builder.bitcast(slot, _I8P)
+
+
+def _empty_slot(context: Any, builder: ir.IRBuilder, ty: Any) -> tuple[ir.Value, ir.Value]:
+    """An uninitialised stack slot of ``ty``: (typed pointer, ``i8*``)."""
+    slot = cgutils.alloca_once(builder, context.get_value_type(ty))
+    return slot, builder.bitcast(slot, _I8P)
+
+
+def _emit_call(
+    context: Any,
+    builder: ir.IRBuilder,
+    built: Built,
+    cc: tuple[int, int],
+    operands: Sequence[ir.Value],
+    *,
+    extra_types: Mapping[int, ir.Type] | None = None,
+) -> None:
+    """Declare ``int symbol(i8*, ...)``, call it, and attach the link inputs."""
+    argtys = [(extra_types or {}).get(i, _I8P) for i in range(len(operands))]
+    fnty = ir.FunctionType(ir.IntType(32), argtys)
+    fn = cgutils.get_or_insert_function(builder.module, fnty, built.symbol)
+    builder.call(fn, list(operands))
+    library = context.active_code_library
+    for item in built.link:
+        library.add_linking_file(_ltoir_object(item.symbol, cc, item.ltoir))
+    _linkcache.attach(library)
+
+
+def _absent(ty: Any) -> bool:
+    return isinstance(ty, types.NoneType | types.Omitted)
+
+
+# ---------------------------------------------------------------------------
+# the lowerings
+
+
+def _call(
+    name: str, sig: Any, args: Any
+) -> tuple[ScanPlan | TileIOPlan, dict[str, Any], dict[str, Any]]:
+    """The typed plan of a call, and its argument types and values by parameter name."""
+    params = _PARAMS[name]
+    bound = dict(zip(params, sig.args, strict=True))
+    return typed_plan(name, tuple(sig.args)), bound, dict(zip(params, args, strict=True))
+
+
+def _lower_scan(name: str, context: Any, builder: Any, sig: Any, args: Any) -> Any:
+    plan, bound, vals = _call(name, sig, args)
+    assert isinstance(plan, ScanPlan)
+    built, cc = _built(plan)
+    value_ty = types.unliteral(bound["values"]) if plan.scalar else bound["values"].dtype
+
+    def ptr(key: str) -> Any:
+        ty = bound[key]
+        if _absent(ty):
+            return _null()
+        return _data_pointer(context, builder, ty, vals[key])
+
+    result_slot = None
+    if plan.scalar:
+        in_ptr = _scalar_slot(context, builder, vals["values"], bound["values"], value_ty)
+        result_slot, out_ptr = _empty_slot(context, builder, value_ty)
+    else:
+        in_ptr = ptr("values")
+        out_ptr = in_ptr if _absent(bound["out"]) else ptr("out")
+    init_ty = bound.get("initial_value", types.none)
+    if plan.has_initial_value:
+        init_ptr = _scalar_slot(context, builder, vals["initial_value"], init_ty, value_ty)
+    else:
+        init_ptr = _null()
+    state_ptr = ptr("prefix_state") if plan.stateful else _null()
+    agg_ptr = ptr("block_aggregate") if plan.has_block_aggregate else _null()
+    temp_ptr = ptr("temp_storage") if plan.temp_storage == "caller" else _null()
+    _emit_call(
+        context, builder, built, cc, [temp_ptr, in_ptr, out_ptr, init_ptr, state_ptr, agg_ptr]
+    )
+    if result_slot is not None:
+        return builder.load(result_slot)
+    return context.get_dummy_value()
+
+
+def _lower_io(name: str, context: Any, builder: Any, sig: Any, args: Any) -> Any:
+    plan, bound, vals = _call(name, sig, args)
+    assert isinstance(plan, TileIOPlan)
+    built, cc = _built(plan)
+    array_name = "src" if name == "load" else "dst"
+    array_ty = bound[array_name]
+    intp = types.intp
+    offset = context.cast(builder, vals["offset"], bound["offset"], intp)
+    length = _array_length(context, builder, array_ty, vals[array_name])
+    valid = builder.sub(length, offset)
+    valid_ty = bound.get("valid_items")
+    if isinstance(valid_ty, types.Integer):
+        requested = context.cast(builder, vals["valid_items"], valid_ty, intp)
+        smaller = builder.icmp_signed("<", requested, valid)
+        valid = builder.select(smaller, requested, valid)
+    base = _element_pointer(context, builder, array_ty, vals[array_name], offset)
+    items_ptr = _data_pointer(context, builder, bound["items"], vals["items"])
+    value_ty = array_ty.dtype
+    oob_ptr = _null()
+    if plan.has_oob_default:
+        oob_ptr = _scalar_slot(
+            context, builder, vals["oob_default"], bound["oob_default"], value_ty
+        )
+    temp_ptr = _null()
+    if plan.temp_storage == "caller":
+        temp_ptr = _data_pointer(context, builder, bound["temp_storage"], vals["temp_storage"])
+    _emit_call(
+        context,
+        builder,
+        built,
+        cc,
+        [temp_ptr, base, valid, oob_ptr, items_ptr],
+        extra_types={2: ir.IntType(64)},
+    )
+    return context.get_dummy_value()
+
+
+def _register_lowering(name: str) -> None:
+    impl = _lower_io if name in IO_CALLS else _lower_scan
+
+    def lower(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        return impl(name, context, builder, sig, args)
+
+    lowering_registry.lower(FUNCTIONS[name], types.VarArg(types.Any))(lower)
+
+
+for _name in FUNCTIONS:
+    _register_lowering(_name)

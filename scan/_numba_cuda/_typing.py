@@ -1,0 +1,365 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Typing of :mod:`scan.block` calls in numba-cuda kernels.
+
+Importing this module registers:
+
+* a typeof for statefn descriptors, so kernels can name them as globals;
+* a before-inference IR rewrite that records the literal lengths of the local
+  arrays passed to block primitives (items per thread is a C++ template
+  parameter, and numba's array types carry no shape);
+* typing templates that bind a call (:func:`scan._calls.bind`), turn its Numba
+  types into facts and plan it (:func:`scan._calls.plan_call`): every
+  rejection happens there, before C++ exists. The plan is kept for the
+  lowering of the same call (:func:`typed_plan`), which does not plan again.
+
+Typing templates are used instead of ``@overload`` because overload
+implementations compile through a dispatcher that asks the current device for
+its compute capability, which fails on machines without a GPU; these paths
+compile with an explicit ``cc``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+from numba.cuda import launchconfig, types
+from numba.cuda.core import ir
+from numba.cuda.core.rewrites import Rewrite, register_rewrite
+from numba.cuda.cudadecl import registry as typing_registry
+from numba.cuda.extending import core_models, register_model, typeof_impl
+from numba.cuda.np.numpy_support import as_dtype
+from numba.cuda.typing.templates import AbstractTemplate, signature
+
+import statefn
+
+from .. import block
+from .._calls import (
+    CALLS,
+    MISSING,
+    Converter,
+    Role,
+    bind,
+    boolean_operand,
+    collect_facts,
+    plan_call,
+)
+from .._errors import PlanError, ScanTypeError
+from .._plan import ArrayFact, Block, Operand, ScalarFact, ScanPlan, TileIOPlan
+
+__all__ = ["FUNCTIONS", "LENGTHS_KW", "DescriptorType", "fold_signature", "typed_plan"]
+
+#: The hidden literal keyword carrying the local-array lengths of a call.
+LENGTHS_KW = "_scan_static_lengths"
+#: The public functions, by entry-point name (the typing and lowering keys).
+FUNCTIONS: dict[str, Callable[..., Any]] = {name: getattr(block, name) for name in CALLS}
+_BY_OBJECT = {id(fn): name for name, fn in FUNCTIONS.items()}
+# the operands whose literal lengths the rewrite records
+_ARRAY_ROLES = ("operand", "array")
+
+
+def fold_signature(name: str) -> inspect.Signature:
+    """The all-positional signature a typed call is lowered with.
+
+    numba folds keyword-only parameters incorrectly, so lowering sees every
+    parameter positionally, plus the hidden lengths parameter. Required
+    keyword-only parameters get a placeholder default there: the public
+    signature has already enforced that they were passed.
+    """
+    params = [
+        p.replace(
+            kind=inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=None if p.default is inspect.Parameter.empty and i > 0 else p.default,
+        )
+        for i, p in enumerate(CALLS[name].signature.parameters.values())
+    ]
+    params.append(
+        inspect.Parameter(LENGTHS_KW, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)
+    )
+    return inspect.Signature(params)
+
+
+_FOLD_SIGS = {name: fold_signature(name) for name in CALLS}
+
+
+# ---------------------------------------------------------------------------
+# descriptors as kernel globals
+
+
+class DescriptorType(types.Dummy):  # type: ignore[misc]
+    """Numba type of a statefn descriptor named in a kernel (a compile-time constant)."""
+
+    def __init__(self, descriptor: Any) -> None:
+        self.descriptor = descriptor
+        super().__init__(name=f"statefn.{type(descriptor).__name__}({descriptor.key[:16]})")
+
+    @property
+    def key(self) -> Any:
+        return (type(self.descriptor).__name__, self.descriptor.key)
+
+
+for _cls in (statefn.StatefulFunction, statefn.StatelessFunction, statefn.ScanOperator):
+    typeof_impl.register(_cls)(lambda val, c: DescriptorType(val))
+register_model(DescriptorType)(core_models.OpaqueModel)
+
+
+# ---------------------------------------------------------------------------
+# the rewrite recording local-array lengths
+
+
+def _resolve(func_ir: Any, var: Any, depth: int = 0) -> Any:
+    """The Python object a variable denotes (globals and attribute chains)."""
+    if depth > 8 or not isinstance(var, ir.var_types):
+        raise LookupError
+    defn = func_ir.get_definition(var)
+    if isinstance(defn, ir.global_types + ir.freevar_types):
+        return defn.value
+    if isinstance(defn, ir.expr_types) and defn.op == "getattr":
+        return getattr(_resolve(func_ir, defn.value, depth + 1), defn.attr)
+    raise LookupError
+
+
+def _const(func_ir: Any, var: Any) -> Any:
+    defn = func_ir.get_definition(var)
+    if isinstance(defn, ir.const_types + ir.global_types + ir.freevar_types):
+        return defn.value
+    raise LookupError
+
+
+def _static_length(func_ir: Any, var: Any) -> int | None:
+    from numba import cuda
+
+    try:
+        defn = func_ir.get_definition(var)
+        if not (isinstance(defn, ir.expr_types) and defn.op == "call"):
+            return None
+        fn = _resolve(func_ir, defn.func)
+        if fn not in (cuda.local.array, cuda.shared.array):
+            return None
+        shape_var = defn.args[0] if defn.args else dict(defn.kws).get("shape")
+        shape = _const(func_ir, shape_var)
+    except (LookupError, KeyError, AttributeError, IndexError):
+        return None
+    if isinstance(shape, tuple) and len(shape) == 1:
+        shape = shape[0]
+    if isinstance(shape, int | np.integer) and not isinstance(shape, bool):
+        return int(shape)
+    return None
+
+
+@register_rewrite("before-inference")
+class RecordStaticLengths(Rewrite):  # type: ignore[misc]
+    """Add a hidden literal keyword with the operands' local-array lengths."""
+
+    def __init__(self, state: Any) -> None:
+        super().__init__(state)
+        self._pending: list[tuple[Any, str, str]] = []
+        self._block: Any = None
+
+    def match(self, func_ir: Any, block_: Any, typemap: Any, calltypes: Any) -> bool:
+        self._pending = []
+        for stmt in block_.body:
+            if not (isinstance(stmt, ir.assign_types) and isinstance(stmt.value, ir.expr_types)):
+                continue
+            expr = stmt.value
+            if expr.op != "call" or any(k == LENGTHS_KW for k, _ in expr.kws):
+                continue
+            try:
+                name = _BY_OBJECT.get(id(_resolve(func_ir, expr.func)))
+            except (LookupError, AttributeError):
+                continue
+            if name is None:
+                continue
+            try:
+                bound = CALLS[name].signature.bind_partial(*expr.args, **dict(expr.kws))
+            except TypeError:
+                continue  # typing reports the binding error with the right words
+            lengths = []
+            for param in CALLS[name].params:
+                var = bound.arguments.get(param.name) if param.role in _ARRAY_ROLES else None
+                n = None if var is None else _static_length(func_ir, var)
+                if n is not None:
+                    lengths.append(f"{param.name}={n}")
+            self._pending.append((stmt, name, ";".join(lengths)))
+        if self._pending:
+            self._block = block_
+            return True
+        return False
+
+    def apply(self) -> Any:
+        new_block = self._block.copy()
+        new_block.clear()
+        targets = {id(stmt): text for stmt, _, text in self._pending}
+        for stmt in self._block.body:
+            text = targets.get(id(stmt))
+            if text is not None:
+                var = ir.Var(
+                    self._block.scope,
+                    self._block.scope.redefine("$scan_lengths", stmt.loc).name,
+                    stmt.loc,
+                )
+                new_block.append(ir.Assign(ir.Const(text, stmt.loc), var, stmt.loc))
+                stmt.value.kws = [*stmt.value.kws, (LENGTHS_KW, var)]
+            new_block.append(stmt)
+        return new_block
+
+
+# ---------------------------------------------------------------------------
+# Numba types as facts
+
+
+_EXAMPLES = {
+    "threads": "128",
+    "items_per_thread": "4",
+    "algorithm": "'raking'",
+    "mode": "'inclusive'",
+    "auto_sync": "False",
+}
+
+
+def _absent(ty: Any) -> bool:
+    return ty is MISSING or ty is None or isinstance(ty, types.NoneType | types.Omitted)
+
+
+def _literal(function: str, name: str, ty: Any) -> Any:
+    """The Python value of a literal argument (None when omitted or None)."""
+    if _absent(ty):
+        return getattr(ty, "value", None)
+    if isinstance(ty, types.Literal):
+        return ty.literal_value
+    if isinstance(ty, types.BaseTuple):
+        return tuple(_literal(function, name, t) for t in ty.types)
+    raise PlanError(
+        f"{function}: {name}= must be a literal constant written in the kernel (got a runtime "
+        f"value of type {ty}); write it out, e.g. {name}={_EXAMPLES.get(name, '...')}"
+    )
+
+
+def _callable(function: str, name: str, ty: Any) -> Any:
+    """The Python object a callable-valued argument denotes."""
+    if _absent(ty):
+        return None
+    if isinstance(ty, DescriptorType):
+        return ty.descriptor
+    if isinstance(ty, types.Dispatcher):
+        return ty.dispatcher
+    if isinstance(ty, types.Literal):
+        return ty.literal_value
+    if isinstance(ty, types.Function):
+        return ty.typing_key
+    raise ScanTypeError(
+        f"got an operand of type {ty} where a callback or operator was expected; pass a "
+        "statefn descriptor, a @cuda.jit(device=True) function or an operator string such as '+'"
+    )
+
+
+def _np_dtype(ty: Any) -> np.dtype[Any]:
+    dtype: np.dtype[Any] = np.dtype(as_dtype(types.unliteral(ty)))
+    return dtype
+
+
+def _converters(lengths: Mapping[str, int]) -> dict[Role, Converter]:
+    def operand(function: str, name: str, ty: Any) -> Operand | None:
+        if _absent(ty):
+            return None
+        if isinstance(ty, types.Array):
+            return ArrayFact(
+                dtype=_np_dtype(ty.dtype),
+                ndim=ty.ndim,
+                length=lengths.get(name),
+                contiguous=ty.layout == "C",
+            )
+        if isinstance(types.unliteral(ty), types.Boolean):
+            raise boolean_operand(function, name)
+        if isinstance(ty, types.Number):
+            return ScalarFact(_np_dtype(ty))
+        raise ScanTypeError(f"{function}: {name} must be a number or an array (got {ty})")
+
+    return {
+        "operand": operand,
+        "array": operand,
+        "index": operand,
+        "literal": _literal,
+        "callable": _callable,
+    }
+
+
+def _parse_lengths(text: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    if isinstance(text, str) and text:
+        for item in text.split(";"):
+            key, _, value = item.partition("=")
+            out[key] = int(value)
+    return out
+
+
+def _launch_block() -> Block | None:
+    cfg = launchconfig.current_launch_config()
+    if cfg is None:
+        return None
+    # the plan bakes the block shape into the code: recompile for other launches
+    cfg.dispatcher.mark_launch_config_sensitive()
+    bx, by, bz = cfg.blockdim
+    return (int(bx), int(by), int(bz))
+
+
+def _plan(name: str, bound: Mapping[str, Any], hidden: Any) -> ScanPlan | TileIOPlan:
+    lengths = _parse_lengths(_literal(name, LENGTHS_KW, hidden))
+    facts = collect_facts(name, bound, _converters(lengths))
+    return plan_call(name, facts, _launch_block())
+
+
+# The plans of typed calls, by (entry point, the typed signature's arguments,
+# launch block shape), for the lowering of the same calls.
+_typed: dict[tuple[Any, ...], ScanPlan | TileIOPlan] = {}
+_typed_lock = threading.Lock()
+
+
+def _typed_key(name: str, argtys: tuple[Any, ...]) -> tuple[Any, ...]:
+    cfg = launchconfig.current_launch_config()
+    return (name, argtys, None if cfg is None else tuple(cfg.blockdim))
+
+
+def typed_plan(name: str, argtys: tuple[Any, ...]) -> ScanPlan | TileIOPlan:
+    """The plan made when the call with these (folded) argument types was typed.
+
+    Typing always precedes lowering in one compilation; should a plan be
+    missing all the same, the call is planned again from its types.
+    """
+    plan = _typed.get(_typed_key(name, argtys))
+    if plan is not None:
+        return plan
+    bound = dict(zip(_FOLD_SIGS[name].parameters, argtys, strict=True))
+    hidden = bound.pop(LENGTHS_KW)
+    return _plan(name, {k: v for k, v in bound.items() if not _absent(v)}, hidden)
+
+
+def _make_template(name: str) -> type[AbstractTemplate]:
+    def generic(self: Any, args: tuple[Any, ...], kws: Mapping[str, Any]) -> Any:
+        visible = {k: v for k, v in kws.items() if k != LENGTHS_KW}
+        bound = bind(name, args, visible)
+        plan = _plan(name, bound, kws.get(LENGTHS_KW))
+        ret = types.none
+        if isinstance(plan, ScanPlan) and plan.scalar:
+            ret = types.unliteral(bound["values"])
+        passed = {**bound, LENGTHS_KW: kws.get(LENGTHS_KW)}
+        argtys = tuple(
+            passed[p.name] if passed.get(p.name) is not None else types.Omitted(p.default)
+            for p in _FOLD_SIGS[name].parameters.values()
+        )
+        with _typed_lock:
+            _typed[_typed_key(name, argtys)] = plan
+        return signature(ret, *argtys).replace(pysig=_FOLD_SIGS[name])
+
+    return type(
+        f"_Template_{name}",
+        (AbstractTemplate,),
+        {"key": FUNCTIONS[name], "prefer_literal": True, "generic": generic},
+    )
+
+
+for _name in FUNCTIONS:
+    typing_registry.register_global(FUNCTIONS[_name])(_make_template(_name))

@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The import graph of the two packages: one-way layers, no cycles, a Numba-free core.
+
+The graph is read from the source (every ``import`` statement, including the
+ones inside functions), so a lazy import cannot hide an arrow. Run this module
+as a script to print the graph.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("statefn", "scan")
+
+#: The layers, lowest first. A module imports only modules of lower layers
+#: (plus the standard library and third-party packages).
+LAYERS: list[tuple[str, ...]] = [
+    ("statefn._errors",),
+    ("statefn._dtypes", "statefn._arity"),
+    ("statefn._identity",),
+    ("statefn._descriptors",),
+    ("statefn._normalize",),
+    ("statefn._abi",),
+    ("statefn",),
+    ("scan._errors",),
+    ("scan._vocab", "scan._target"),
+    ("scan._plan", "scan._toolchain"),
+    ("scan._calls", "scan._codegen", "scan._keys"),
+    ("scan._cache",),
+    ("scan._compile",),
+    ("scan._build",),
+    ("scan.block",),
+    ("scan._numba_cuda._linkcache", "scan._numba_cuda._sim"),
+    ("scan._numba_cuda._typing",),
+    ("scan._numba_cuda._lowering",),
+    ("scan._numba_cuda",),
+    ("scan",),
+    ("scan._cli", "scan.demo"),
+    ("scan.__main__",),
+]
+RANK = {module: i for i, layer in enumerate(LAYERS) for module in layer}
+
+#: The front end: the only modules that may import numba, numba_cuda or llvmlite.
+FRONT_END = {m for m in RANK if m.startswith("scan._numba_cuda")} | {"statefn._abi", "scan.demo"}
+#: Private modules of one package that the other may import (STYLE.md: a declared friend).
+FRIENDS = {("scan._numba_cuda._lowering", "statefn._abi")}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _imports(module: str, path: Path) -> Iterator[tuple[str, str | None]]:
+    """(imported module, imported name or None) for every import in `module`."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, None
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                if f"{base}.{alias.name}" in MODULES:
+                    yield f"{base}.{alias.name}", None
+                else:
+                    yield base, alias.name
+
+
+def _project(target: str) -> str | None:
+    """The project module `target` names (itself or its closest project ancestor)."""
+    while target:
+        if target in MODULES:
+            return target
+        target = target.rpartition(".")[0]
+    return None
+
+
+def edges() -> set[tuple[str, str]]:
+    """Every (importer, imported) pair between project modules."""
+    found = set()
+    for module, path in MODULES.items():
+        for target, _ in _imports(module, path):
+            dest = _project(target)
+            if dest is not None and dest != module and not module.startswith(dest + "."):
+                found.add((module, dest))
+    return found
+
+
+def test_every_module_has_a_layer():
+    assert set(MODULES) == set(RANK)
+
+
+def test_no_cycles():
+    graph: dict[str, set[str]] = {m: set() for m in MODULES}
+    for src, dst in edges():
+        graph[src].add(dst)
+    state: dict[str, int] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycle = [*trail[trail.index(nxt) :], nxt] if nxt in trail else [node, nxt]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt, [*trail, nxt])
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+
+
+def test_no_upward_arrow():
+    upward = sorted((s, d) for s, d in edges() if RANK[d] >= RANK[s])
+    assert not upward, f"imports that do not go down the layers: {upward}"
+
+
+def test_core_imports_no_numba():
+    for module, path in MODULES.items():
+        if module in FRONT_END:
+            continue
+        for target, _ in _imports(module, path):
+            root = target.split(".")[0]
+            assert root not in ("numba", "numba_cuda", "llvmlite"), (
+                f"{module} imports {target}: only the front end may import Numba"
+            )
+
+
+def test_packages_meet_through_facades():
+    for module, path in MODULES.items():
+        for target, _ in _imports(module, path):
+            dest = _project(target)
+            if dest is None or dest.split(".")[0] == module.split(".")[0]:
+                continue
+            if dest.rpartition(".")[2].startswith("_"):
+                assert (module, dest) in FRIENDS, f"{module} imports private {dest}"
+
+
+def test_no_private_names_across_modules():
+    for module, path in MODULES.items():
+        for target, name in _imports(module, path):
+            if name is None or _project(target) is None or name == "__version__":
+                continue
+            assert not name.startswith("_"), f"{module} imports private {target}.{name}"
+
+
+def test_imported_names_are_exported():
+    """What one module takes from another is in that module's ``__all__``."""
+    for module, path in MODULES.items():
+        for target, name in _imports(module, path):
+            dest = _project(target)
+            if name is None or dest != target or name == "__version__":
+                continue
+            exported = _all_of(MODULES[dest])
+            assert name in exported, f"{module} imports {dest}.{name}, missing from its __all__"
+
+
+def _all_of(path: Path) -> set[str]:
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+if __name__ == "__main__":
+    for layer in reversed(LAYERS):
+        print("  ".join(layer))
+        for module in layer:
+            below = sorted(d for s, d in edges() if s == module)
+            if below:
+                print(f"    {module} -> {', '.join(below)}")
+    sys.exit(0)
