@@ -5,8 +5,9 @@ Markers: ``gpu`` (needs a CUDA device: skipped elsewhere), ``nvrtc`` (compiles
 CUB with NVRTC: slow), ``sim`` (block semantics: run under
 ``NUMBA_ENABLE_CUDASIM=1`` in their own pytest process, see tools/check.py, and
 on a GPU with ``SCAN_TESTS_BACKEND=gpu``), ``sim_only`` (the simulator's own
-behaviour). Compiles without a GPU always name the
-target explicitly: :data:`CC`.
+behaviour), ``fuzz`` (the differential fuzzer; its seed is in the header),
+``sanitize`` (GPU tests run under compute-sanitizer). Compiles without a GPU
+always name the target explicitly: :data:`CC`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,14 @@ def _has_gpu() -> bool:
     from numba import cuda
 
     return bool(cuda.is_available())
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    try:
+        from cases import fuzz
+    except Exception as exc:  # the tests that import it will report it properly
+        return f"scan fuzz: settings unavailable ({type(exc).__name__}: {exc})"
+    return fuzz.describe()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -13,6 +13,11 @@ From it this module builds
   run the prefix callback on their own state, thread 0's return seeds the tile;
 * a runner (:func:`run_scan`, :func:`run_io`) launching one block per row.
 
+A :class:`ScanCase` may also move its tiles with ``block.load``/``block.store``
+(``io``), over rows that end in a partial tile or before the last tile
+(``short``), with caller-owned or dynamic shared temp storage, and may be a
+call the library refuses (:func:`expected_refusals` says with what).
+
 Kernels are defined in this module, which imports ``cuda`` at top level: under
 ``NUMBA_ENABLE_CUDASIM=1`` numba's simulator swaps that global for its
 per-launch module while a kernel of this module runs.
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,14 +35,16 @@ import numpy as np
 from numba import cuda
 
 import statefn
-from scan import block  # noqa: F401  (the generated kernels call it)
+from scan import PlanError, ScanTypeError, block
 
 __all__ = [
     "BITWISE",
     "OPERATORS",
+    "TILE_ALGORITHMS",
     "IOCase",
     "ScanCase",
     "callers",
+    "expected_refusals",
     "io_inputs",
     "io_kernel",
     "io_reference",
@@ -45,10 +53,21 @@ __all__ = [
     "scan_inputs",
     "scan_kernel",
     "scan_reference",
+    "temp_layout",
 ]
 
 OPERATORS = ("+", "*", "min", "max", "&", "|", "^")
 BITWISE = ("&", "|", "^")
+TILE_ALGORITHMS = (
+    "direct",
+    "striped",
+    "vectorize",
+    "transpose",
+    "warp_transpose",
+    "warp_transpose_timesliced",
+)
+WARP_IO = TILE_ALGORITHMS[4:]
+SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 SENTINEL = 77  # what items/destinations hold before a load/store touches them
 
 # ---------------------------------------------------------------------------
@@ -172,7 +191,8 @@ class ScanCase:
     Attributes
     ----------
     entry : str
-        ``scan``, ``inclusive_sum``, ``exclusive_sum``, ``inclusive_scan`` or ``exclusive_scan``.
+        ``scan``, ``inclusive_sum``, ``exclusive_sum``, ``inclusive_scan``,
+        ``exclusive_scan``, or ``none`` (tiles are only loaded and stored).
     mode : str
         ``inclusive`` or ``exclusive`` (must agree with *entry*).
     op : str
@@ -198,6 +218,24 @@ class ScanCase:
     explicit_threads : bool
         Pass ``threads=`` as well as launching with the block shape.
     auto_sync : bool
+        With False, the kernel calls ``cuda.syncthreads()`` after every call instead.
+    io : str or None
+        None: each thread reads and writes its items by indexing. ``default``:
+        ``block.load``/``block.store`` without ``algorithm=``; else that algorithm.
+    short : int
+        With *io*: each row is this many items shorter than ``tiles * tile_items``
+        (a partial last tile; past a whole tile, a load starts past the end).
+    valid_items : int or None
+        With *io*: passed to every load and store.
+    oob_default : int or float or None
+        With *io*: passed to every load.
+    temp_storage : str
+        ``implicit`` (library-owned), ``caller`` (one static shared buffer for
+        every call) or ``dynamic`` (the launch's dynamic shared memory).
+    state_array : str or None
+        The dtype of the ``prefix_state`` array when it differs from *state_dtype*.
+    flip_state : bool
+        Pass ``prefix_state=`` exactly when the callback is *not* stateful.
     """
 
     entry: str = "inclusive_sum"
@@ -215,11 +253,28 @@ class ScanCase:
     out_of_place: bool = False
     explicit_threads: bool = False
     auto_sync: bool = True
+    io: str | None = None
+    short: int = 0
+    valid_items: int | None = None
+    oob_default: int | float | None = None
+    temp_storage: str = "implicit"
+    state_array: str | None = None
+    flip_state: bool = False
 
     @property
     def threads(self) -> int:
         """Threads per block."""
         return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def length(self) -> int:
+        """Items per row."""
+        return max(self.tiles * self.tile_items - self.short, 0)
+
+    @property
+    def passes_state(self) -> bool:
+        """Whether the kernel passes ``prefix_state=``."""
+        return self.stateful != self.flip_state
 
     @property
     def ipt(self) -> int:
@@ -247,8 +302,50 @@ class ScanCase:
         return self.prefix in ("running", "count")
 
 
-def _scan_source(case: ScanCase) -> str:
-    value_line = "x" if case.items_per_thread == 0 else "items"
+def expected_refusals(case: ScanCase) -> list[tuple[type[Exception], str]]:
+    """How the library may refuse *case* (empty: it must run): exception type and message part.
+
+    The fragments are those of docs/errors.md. A case with several faults may
+    be refused for any of them.
+    """
+    out: list[tuple[type[Exception], str]] = []
+    warp = "needs a block size that is a multiple of 32"
+    if case.io in WARP_IO and case.threads % 32:
+        out.append((PlanError, f"algorithm={case.io!r} {warp}"))
+    if case.entry == "none":
+        return out
+    if case.algorithm == "warp_scans" and case.threads % 32:
+        out.append((PlanError, f"algorithm='warp_scans' {warp}"))
+    if np.dtype(case.dtype).kind == "f" and case.op in BITWISE:
+        out.append((ScanTypeError, f"scan_op={case.op!r} is a bitwise operator but values are"))
+    if case.prefix != "none" and case.initial_value is not None:
+        out.append((PlanError, "prefix_op= and initial_value= cannot be combined"))
+    if case.prefix != "none" and case.aggregate:
+        out.append((PlanError, "prefix_op= and block_aggregate= cannot be combined"))
+    if case.stateful and not case.passes_state:
+        out.append((PlanError, "is stateful but prefix_state= is missing"))
+    if not case.stateful and case.passes_state:
+        out.append((PlanError, "prefix_state= was given with"))
+    if case.stateful and case.passes_state and case.state_array not in (None, case.state_dtype):
+        out.append(
+            (
+                ScanTypeError,
+                f"prefix_state has dtype {case.state_array} but the callback declares state "
+                f"dtype {case.state_dtype}",
+            )
+        )
+    summing = case.entry == "exclusive_sum" or (case.entry == "scan" and case.op == "+")
+    if (
+        case.mode == "exclusive"
+        and not summing
+        and case.initial_value is None
+        and case.prefix == "none"
+    ):
+        out.append((PlanError, "needs initial_value= or prefix_op="))
+    return out
+
+
+def _scan_call(case: ScanCase, value: str, out_arg: str) -> str:
     kwargs: list[str] = []
     if case.entry == "scan":
         kwargs.append("mode=MODE")
@@ -258,59 +355,120 @@ def _scan_source(case: ScanCase) -> str:
         kwargs.append("initial_value=INIT")
     if case.prefix != "none":
         kwargs.append("prefix_op=PREFIX")
-    if case.stateful:
+    if case.passes_state:
         kwargs.append("prefix_state=state")
     if case.aggregate:
         kwargs.append("block_aggregate=agg")
     kwargs.append("algorithm=ALGO")
+    kwargs += _common_keywords(case)
+    return f"block.{case.entry}({value}{out_arg}, {', '.join(kwargs)})"
+
+
+def _common_keywords(case: ScanCase) -> list[str]:
+    kwargs = []
+    if case.temp_storage != "implicit":
+        kwargs.append("temp_storage=temp")
     if case.explicit_threads:
         kwargs.append("threads=SHAPE")
     if not case.auto_sync:
         kwargs.append("auto_sync=False")
-    call_kw = ", ".join(kwargs)
+    return kwargs
+
+
+def _tile_io_calls(case: ScanCase) -> tuple[str, str]:
+    """The kernel's ``block.load`` and ``block.store`` calls (``target`` is stored)."""
+    load_kw, store_kw = [], []
+    if case.valid_items is not None:
+        load_kw.append("valid_items=VALID")
+        store_kw.append("valid_items=VALID")
+    if case.oob_default is not None:
+        load_kw.append("oob_default=OOB")
+    if case.io != "default":
+        load_kw.append("algorithm=IO")
+        store_kw.append("algorithm=IO")
+    common = _common_keywords(case)
+    load = ", ".join(["block.load(src[row], tile * TILE, items", *load_kw, *common]) + ")"
+    store = ", ".join(["block.store(dst[row], tile * TILE, target", *store_kw, *common]) + ")"
+    return load, store
+
+
+def _scan_source(case: ScanCase) -> str:
+    sync = [] if case.auto_sync else ["            cuda.syncthreads()"]
     lines = [
-        "def factory(VALUE, STATE, IPT, TILES, THREADS, MODE, OP, INIT, PREFIX, ALGO, SHAPE):",
+        "def factory(VALUE, STATE, STATE_ARRAY, IPT, TILES, THREADS, MODE, OP, INIT, PREFIX,",
+        "            ALGO, SHAPE, IO, VALID, OOB, FILL, TEMP_BYTES, TEMP_ALIGN, U8):",
+        "    TILE = THREADS * IPT",
         "    def kernel(src, dst, states, aggs, state_init):",
         "        rank = cuda.threadIdx.x + cuda.blockDim.x * (",
         "            cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)",
         "        row = cuda.blockIdx.x",
     ]
-    if case.stateful:
+    if case.temp_storage == "caller":
+        # the simulator's shared arrays take no alignment= (and ignore the contents)
+        align = "" if SIMULATED else ", alignment=TEMP_ALIGN"
+        lines.append(f"        temp = cuda.shared.array(TEMP_BYTES, U8{align})")
+    elif case.temp_storage == "dynamic":
+        lines.append("        temp = cuda.shared.array(0, U8)")
+    if case.stateful or case.passes_state:
         lines += [
-            "        state = cuda.local.array(1, STATE)",
+            "        state = cuda.local.array(1, STATE_ARRAY)",
             "        state[0] = state_init[row, rank]",
         ]
     if case.aggregate:
         lines.append("        agg = cuda.local.array(1, VALUE)")
-    if case.items_per_thread > 0:
+    if case.items_per_thread > 0 or case.io is not None:
         lines.append("        items = cuda.local.array(IPT, VALUE)")
-        if case.out_of_place:
-            lines.append("        res = cuda.local.array(IPT, VALUE)")
-    lines += [
-        "        for tile in range(TILES):",
-        "            base = (tile * THREADS + rank) * IPT",
-    ]
-    if case.items_per_thread == 0:
-        lines += [
-            f"            x = block.{case.entry}(src[row, base], {call_kw})",
-            "            dst[row, base] = x",
-        ]
+    if case.out_of_place and case.items_per_thread > 0:
+        lines.append("        res = cuda.local.array(IPT, VALUE)")
+    lines.append("        for tile in range(TILES):")
+    if case.io is None:
+        lines.append("            base = (tile * THREADS + rank) * IPT")
+    if case.entry == "none":
+        scan = []
+        target = "items"
+    elif case.items_per_thread == 0:
+        if case.io is None:
+            scan = ["            x = src[row, base]"]
+        else:
+            scan = ["            x = items[0]"]
+        scan.append(f"            x = {_scan_call(case, 'x', '')}")
+        scan.append("            items[0] = x" if case.io is not None else "")
+        target = "items"
     else:
-        target = "res" if case.out_of_place else "items"
         out_arg = ", res" if case.out_of_place else ""
+        scan = [f"            {_scan_call(case, 'items', out_arg)}"]
+        target = "res" if case.out_of_place else "items"
+    if case.io is None:
+        if case.items_per_thread > 0:
+            lines += [
+                "            for i in range(IPT):",
+                "                items[i] = src[row, base + i]",
+            ]
+        lines += [ln for ln in scan if ln]
+        lines += sync
+        if case.items_per_thread > 0:
+            lines += [
+                "            for i in range(IPT):",
+                f"                dst[row, base + i] = {target}[i]",
+            ]
+        else:
+            lines.append("            dst[row, base] = x")
+    else:
+        load, store = _tile_io_calls(case)
         lines += [
             "            for i in range(IPT):",
-            "                items[i] = src[row, base + i]",
-            f"            block.{case.entry}({value_line}{out_arg}, {call_kw})",
-            "            for i in range(IPT):",
-            f"                dst[row, base + i] = {target}[i]",
+            "                items[i] = FILL",
+            f"            {load}",
+            *sync,
+            *[ln for ln in scan if ln],
+            *(sync if scan else []),
+            f"            {store.replace('target', target)}",
+            *sync,
         ]
-    if case.stateful:
+    if case.stateful or case.passes_state:
         lines.append("            states[row, tile, rank] = state[0]")
     if case.aggregate:
         lines.append("            aggs[row, tile, rank] = agg[0]")
-    if not case.auto_sync:
-        lines.append("            cuda.syncthreads()")
     lines.append("    return kernel")
     return "\n".join(lines) + "\n"
 
@@ -323,15 +481,20 @@ def _compile(source: str, name: str) -> Any:
 
 
 @functools.cache
-def scan_kernel(case: ScanCase) -> Any:
-    """The ``cuda.jit`` kernel of *case*: one block per row, ``case.tiles`` tiles."""
+def scan_kernel(case: ScanCase, temp: tuple[int, int] = (16, 16)) -> Any:
+    """The ``cuda.jit`` kernel of *case*: one block per row, ``case.tiles`` tiles.
+
+    *temp* is the (size, alignment) of a caller-owned buffer (see :func:`temp_layout`).
+    """
     factory = _compile(_scan_source(case), f"scan_kernel {case}")
     dtype = np.dtype(case.dtype).type
     init = None if case.initial_value is None else dtype(case.initial_value)
+    oob = None if case.oob_default is None else dtype(case.oob_default)
     op: Any = user_add if case.op == "user_add" else case.op
     kernel = factory(
         dtype,
         np.dtype(case.state_dtype).type,
+        np.dtype(case.state_array or case.state_dtype).type,
         case.ipt,
         case.tiles,
         case.threads,
@@ -341,8 +504,37 @@ def scan_kernel(case: ScanCase) -> Any:
         case.prefix_descriptor(),
         case.algorithm,
         case.block,
+        case.io,
+        case.valid_items,
+        oob,
+        dtype(SENTINEL),
+        temp[0],
+        temp[1],
+        np.dtype(np.uint8) if SIMULATED else np.uint8,
     )
     return cuda.jit(kernel)
+
+
+def temp_layout(case: ScanCase, cc: tuple[int, int] | None) -> tuple[int, int]:
+    """Size and alignment of one buffer that serves every call of *case*.
+
+    Queried from the compiled CUB code for *cc* (None: the current GPU's); in
+    the simulator, which ignores the buffer's contents, a fixed 16 bytes.
+    """
+    if SIMULATED or case.temp_storage == "implicit":
+        return (16, 16)
+    queries = []
+    if case.entry != "none":
+        queries.append(("scan", case.algorithm))
+    if case.io is not None:
+        io = None if case.io == "default" else case.io
+        queries += [("load", io), ("store", io)]
+    layouts = [
+        block.temp_storage(prim, case.dtype, case.block, case.ipt, algorithm=algo, cc=cc)
+        for prim, algo in queries
+    ]
+    # numba-cuda takes shared-array alignments of at least a pointer's size
+    return (max(t.size for t in layouts), max(8, *(t.alignment for t in layouts)))
 
 
 def _values(rng: np.random.Generator, dtype: np.dtype[Any], op: str, size: Any) -> Any:
@@ -361,14 +553,14 @@ def _values(rng: np.random.Generator, dtype: np.dtype[Any], op: str, size: Any) 
 def scan_inputs(
     case: ScanCase, rows: int, seed: int = 0, uniform_state: bool = True
 ) -> tuple[Any, Any]:
-    """Random ``src`` (rows x tiles*tile_items) and per-thread initial states.
+    """Random ``src`` (rows x length) and per-thread initial states.
 
     With ``uniform_state=False`` every thread starts from a different state,
     which breaks the callback contract on purpose (only thread 0's counts).
     """
     rng = np.random.default_rng(seed)
     dtype = np.dtype(case.dtype)
-    src = _values(rng, dtype, case.op, (rows, case.tiles * case.tile_items))
+    src = _values(rng, dtype, case.op, (rows, case.length))
     sdtype = np.dtype(case.state_dtype)
     if case.prefix == "count":
         first = np.zeros(rows, dtype=sdtype)
@@ -382,12 +574,54 @@ def scan_inputs(
     return src, np.ascontiguousarray(state_init)
 
 
-def scan_reference(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
-    """What CUB computes for *case*, sequentially in NumPy.
+def _positions(case: ScanCase) -> Any:
+    """Tile position of item ``i`` of thread ``t`` (threads x ipt): blocked or striped."""
+    t, i = np.indices((case.threads, case.ipt))
+    return i * case.threads + t if case.io == "striped" else t * case.ipt + i
 
+
+def _valid(case: ScanCase, tile: int) -> int:
+    """In-range items of *tile* from its start: the array's end and ``valid_items`` bound them."""
+    valid = case.length - tile * case.tile_items
+    if case.valid_items is not None and case.io is not None:
+        valid = min(valid, case.valid_items)
+    return valid
+
+
+def scan_reference(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
+    """What the kernel of *case* computes, sequentially in NumPy.
+
+    Loads put in-range items in place (blocked, or striped for ``striped``) and
+    ``oob_default`` or :data:`SENTINEL` past the range; the scan sees each
+    thread's items in rank order; stores write the in-range items back.
     Returns ``dst``, ``states`` (rows x tiles x threads, after each tile) and
     ``aggs`` (rows x tiles x threads).
     """
+    dtype = np.dtype(case.dtype)
+    rows, tile_items = src.shape[0], case.tile_items
+    pos = _positions(case).reshape(-1)  # in blocked (rank-major) order
+    pad = SENTINEL if case.oob_default is None else case.oob_default
+    tiles = np.full((rows, case.tiles * tile_items), dtype.type(pad), dtype=dtype)
+    for tile in range(case.tiles):
+        start, valid = tile * tile_items, _valid(case, tile)
+        inside = pos < valid
+        tiles[:, start + np.flatnonzero(inside)] = src[:, start + pos[inside]]
+    if case.entry == "none":
+        sdtype = np.dtype(case.state_dtype)
+        blank = np.zeros((rows, case.tiles, case.threads))
+        ref = {"dst": tiles, "states": blank.astype(sdtype), "aggs": blank.astype(dtype)}
+    else:
+        ref = _scan_tiles(case, tiles, state_init)
+    dst = np.full(src.shape, SENTINEL, dtype=dtype)
+    for tile in range(case.tiles):
+        start, valid = tile * tile_items, _valid(case, tile)
+        inside = pos < valid
+        dst[:, start + pos[inside]] = ref["dst"][:, start + np.flatnonzero(inside)]
+    return {**ref, "dst": dst}
+
+
+def _scan_tiles(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
+    """CUB's scan contract over full tiles of *src* (rows x tiles*tile_items)."""
     dtype = np.dtype(case.dtype)
     sdtype = np.dtype(case.state_dtype)
     op = _REF_OPS[case.op]
@@ -434,13 +668,25 @@ def scan_reference(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
     return {"dst": dst, "states": states, "aggs": aggs}
 
 
-def run_scan(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
-    """Launch *case*'s kernel (one block per row); returns ``dst``, ``states``, ``aggs``."""
+def run_scan(
+    case: ScanCase, src: Any, state_init: Any, cc: tuple[int, int] | None = None
+) -> dict[str, Any]:
+    """Launch *case*'s kernel (one block per row); returns ``dst``, ``states``, ``aggs``.
+
+    ``dst`` starts out holding :data:`SENTINEL` (what a store leaves alone
+    keeps it). *cc* is the target of a caller-owned buffer's size query.
+    """
     rows = src.shape[0]
-    dst = np.zeros_like(src)
+    dst = np.full_like(src, SENTINEL)
     states = np.zeros((rows, case.tiles, case.threads), dtype=np.dtype(case.state_dtype))
     aggs = np.zeros((rows, case.tiles, case.threads), dtype=np.dtype(case.dtype))
-    scan_kernel(case)[rows, case.block](src, dst, states, aggs, state_init)
+    temp = temp_layout(case, cc)
+    kernel = scan_kernel(case, temp)
+    dynamic = temp[0] if case.temp_storage == "dynamic" else 0
+    state_array = np.dtype(case.state_array or case.state_dtype)
+    kernel[rows, case.block, 0, dynamic](
+        src, dst, states, aggs, np.ascontiguousarray(state_init.astype(state_array))
+    )
     return {"dst": dst, "states": states, "aggs": aggs}
 
 

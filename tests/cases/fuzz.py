@@ -1,0 +1,308 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The differential fuzzer's case space, settings, and its record of what it ran.
+
+:func:`cases` draws a :class:`~cases.block_cases.ScanCase` over every
+dimension the library offers: entry point (or tile I/O alone), value dtype
+int8..float64, state dtype, scalar or array payload, items per thread, 1-D,
+2-D and 3-D block shapes (sizes that are not multiples of 32 too), scan
+algorithm, temp-storage mode, ``auto_sync``, tile I/O algorithm, partial tiles
+(short rows, ``valid_items``, ``oob_default``), built-in or user operator, and
+stateful, stateless or no callback. About one draw in six carries a fault the
+library must refuse (:func:`cases.block_cases.expected_refusals`).
+
+Settings come from the environment, so one test serves CI and the GPU suite:
+
+``SCAN_FUZZ_SEED``
+    Base seed (default 17, so CI is reproducible). Shard ``i`` draws with
+    hypothesis seed ``SEED * 1000 + i``; the pytest header prints both.
+``SCAN_FUZZ_SHARD``
+    This process's shard index (default 0): tools/gpu_suite.sh starts several.
+``SCAN_FUZZ_EXAMPLES``
+    Cases the run test draws (default 12; tools/gpu_suite.sh sets it per shard).
+``SCAN_FUZZ_COMPILE_EXAMPLES``
+    Cases the compile-path test draws (default 5).
+``SCAN_FUZZ_RECORD``
+    A folder: every case run appends one JSON line (case, inputs, outcome,
+    digest of the outputs) to ``shard-<i>.jsonl`` there, and every failing case
+    to ``failures.txt`` (shrinking appends each smaller failure: the last line
+    is the smallest).
+``SCAN_FUZZ_REPLAY``, ``SCAN_FUZZ_REPLAY_LIMIT``, ``SCAN_FUZZ_REPLAY_SHARD``
+    For the replay test: a folder a GPU run recorded into, how many of its
+    cases to replay in the simulator (default 40), and ``i/n`` to take every
+    n-th of them from the i-th on (default ``0/1``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+import statefn
+from cases import block_cases as bc
+from cases.block_cases import ScanCase
+
+__all__ = [
+    "COMPILE_EXAMPLES",
+    "EXAMPLES",
+    "HYPOTHESIS_SEED",
+    "SEED",
+    "assert_matches",
+    "case_from_json",
+    "case_to_json",
+    "cases",
+    "compared",
+    "describe",
+    "digest",
+    "exact",
+    "record",
+    "record_failure",
+    "recorded",
+]
+
+SEED = int(os.environ.get("SCAN_FUZZ_SEED", "17"))
+SHARD = int(os.environ.get("SCAN_FUZZ_SHARD", "0"))
+HYPOTHESIS_SEED = SEED * 1000 + SHARD
+EXAMPLES = int(os.environ.get("SCAN_FUZZ_EXAMPLES", "12"))
+COMPILE_EXAMPLES = int(os.environ.get("SCAN_FUZZ_COMPILE_EXAMPLES", "5"))
+RECORD = os.environ.get("SCAN_FUZZ_RECORD") or None
+REPLAY = os.environ.get("SCAN_FUZZ_REPLAY") or None
+REPLAY_LIMIT = int(os.environ.get("SCAN_FUZZ_REPLAY_LIMIT", "40"))
+REPLAY_SHARD = os.environ.get("SCAN_FUZZ_REPLAY_SHARD", "0/1")
+
+DTYPES = tuple(d.name for d in statefn.STATE_DTYPES)  # int8 .. uint64, float32, float64
+BLOCKS = (
+    (1, 1, 1),
+    (7, 1, 1),
+    (32, 1, 1),
+    (33, 1, 1),
+    (64, 1, 1),
+    (96, 1, 1),
+    (128, 1, 1),
+    (256, 1, 1),
+    (4, 8, 1),
+    (5, 3, 1),
+    (16, 2, 2),
+    (2, 4, 4),
+    (3, 3, 3),
+)
+ENTRIES = {
+    "inclusive_sum": "inclusive",
+    "exclusive_sum": "exclusive",
+    "inclusive_scan": "inclusive",
+    "exclusive_scan": "exclusive",
+}
+TILE_IO = (None, "default", *bc.TILE_ALGORITHMS)
+# faults a draw may carry (about one draw in six carries one)
+FAULTS = (
+    "warp_scans",
+    "warp_io",
+    "bitwise_float",
+    "no_seed",
+    "prefix_with_initial_value",
+    "prefix_with_aggregate",
+    "flip_state",
+    "state_array",
+)
+
+
+def describe() -> str:
+    """One line for the pytest header: the seed and how many cases each test draws."""
+    return (
+        f"scan fuzz: SCAN_FUZZ_SEED={SEED}, shard {SHARD} (hypothesis seed {HYPOTHESIS_SEED}); "
+        f"{EXAMPLES} run and {COMPILE_EXAMPLES} compile examples"
+    )
+
+
+def _wide(dtype: str) -> str:
+    kind = np.dtype(dtype).kind
+    return {"i": "int64", "u": "uint64", "f": "float64"}[kind]
+
+
+@st.composite
+def cases(draw: st.DrawFn, compile_only: bool = False) -> ScanCase:
+    """A random case; *compile_only* passes ``threads=`` (compiling has no launch)."""
+    fault = draw(st.sampled_from(FAULTS)) if draw(st.integers(0, 99)) >= 84 else None
+    # a fault steers the draws it needs, so that every kind is refused often enough
+    odd_blocks = [b for b in BLOCKS if (b[0] * b[1] * b[2]) % 32]
+    floats = [d for d in DTYPES if np.dtype(d).kind == "f"]
+    dtype = draw(st.sampled_from(floats if fault == "bitwise_float" else DTYPES))
+    is_float = np.dtype(dtype).kind == "f"
+    shape = draw(st.sampled_from(odd_blocks if fault in ("warp_scans", "warp_io") else BLOCKS))
+    threads = shape[0] * shape[1] * shape[2]
+    entries = [*ENTRIES, "scan", "none"]
+    if fault in ("bitwise_float", "prefix_with_initial_value"):
+        entries = ["inclusive_scan", "exclusive_scan", "scan"]
+    elif fault == "no_seed":
+        entries = ["exclusive_scan"]
+    elif fault in ("prefix_with_aggregate", "flip_state", "state_array"):
+        entries = [*ENTRIES, "scan"]
+    entry = draw(st.sampled_from(entries))
+    mode = ENTRIES.get(entry) or draw(st.sampled_from(["inclusive", "exclusive"]))
+    ops = [o for o in (*bc.OPERATORS, "user_add") if not (is_float and o in bc.BITWISE)]
+    if fault == "bitwise_float":
+        ops = list(bc.BITWISE)
+    elif fault == "no_seed":
+        ops.remove("+")
+    op = "+" if entry.endswith("_sum") or entry == "none" else draw(st.sampled_from(ops))
+    algorithms = ["raking", "raking_memoize"]
+    if threads % 32 == 0 or fault == "warp_scans":
+        algorithms.append("warp_scans")
+    algorithm = draw(st.sampled_from(algorithms))
+    prefixes = ["none", "running", "count", "stateless"]
+    if fault == "no_seed":
+        prefixes = ["none"]
+    elif fault == "state_array":
+        prefixes = ["running", "count"]
+    elif fault in ("prefix_with_initial_value", "prefix_with_aggregate"):
+        prefixes = prefixes[1:]
+    prefix = "none" if entry == "none" else draw(st.sampled_from(prefixes))
+    state_dtype = "int64"
+    if prefix in ("running", "count"):
+        state_dtype = draw(st.sampled_from([dtype, _wide(dtype)]))
+    summing = entry == "exclusive_sum" or (entry == "scan" and op == "+")
+    initial_value = None
+    if not entry.endswith("_sum") and entry != "none" and fault != "no_seed":
+        needs = mode == "exclusive" and not summing and prefix == "none"
+        if needs or (prefix == "none" and draw(st.booleans())):
+            initial_value = draw(st.integers(0, 9))
+    if fault == "prefix_with_initial_value" and prefix != "none" and not entry.endswith("_sum"):
+        initial_value = 1
+    aggregate = entry != "none" and prefix == "none" and draw(st.booleans())
+    if fault == "prefix_with_aggregate" and prefix != "none":
+        aggregate = True
+    state_array = None
+    if fault == "state_array" and prefix in ("running", "count"):
+        state_array = draw(
+            st.sampled_from([d for d in DTYPES if d != state_dtype and d not in ("int8", "uint8")])
+        )
+    ipt = draw(st.integers(0, 4))
+    io_choices = [a for a in TILE_IO if threads % 32 == 0 or a not in bc.WARP_IO]
+    if fault == "warp_io":
+        io_choices = list(bc.WARP_IO)
+    io = draw(st.sampled_from(io_choices))
+    if entry == "none" and io is None:
+        io = "default"
+    tiles = draw(st.integers(1, 3))
+    tile_items = threads * max(ipt, 1)
+    short = valid_items = oob_default = None
+    if io is not None:
+        short = draw(st.sampled_from([0, 0, 1, tile_items // 2, tile_items - 1, tile_items + 1]))
+        valid_items = draw(
+            st.sampled_from([None, None, -3, 0, 1, tile_items // 3, tile_items, tile_items + 5])
+        )
+        if draw(st.booleans()):
+            oob_default = 1 if is_float and op == "*" else draw(st.integers(0, 9))
+    temp_storage = draw(st.sampled_from(["implicit", "caller", "dynamic"]))
+    return ScanCase(
+        entry=entry,
+        mode=mode,
+        op=op,
+        dtype=dtype,
+        block=shape,
+        items_per_thread=ipt,
+        tiles=tiles,
+        algorithm=algorithm,
+        prefix=prefix,
+        state_dtype=state_dtype,
+        initial_value=initial_value,
+        aggregate=aggregate,
+        out_of_place=ipt > 0 and draw(st.booleans()),
+        explicit_threads=compile_only or draw(st.booleans()),
+        auto_sync=draw(st.booleans()),
+        io=io,
+        short=short or 0,
+        valid_items=valid_items,
+        oob_default=oob_default,
+        temp_storage=temp_storage,
+        state_array=state_array,
+        flip_state=fault == "flip_state",
+    )
+
+
+def exact(case: ScanCase) -> bool:
+    """Whether the outputs must match bit for bit.
+
+    Integers always; floats too, since the values are small integers (sums,
+    minima, maxima are exact in any order) except products, which can overflow
+    in one order of evaluation and not in another.
+    """
+    return np.dtype(case.dtype).kind != "f" or case.op != "*"
+
+
+def compared(case: ScanCase) -> list[str]:
+    """The outputs *case* defines."""
+    keys = ["dst"]
+    if case.stateful:
+        keys.append("states")
+    if case.aggregate:
+        keys.append("aggs")
+    return keys
+
+
+def assert_matches(case: ScanCase, got: dict[str, Any], want: dict[str, Any]) -> None:
+    """Outputs equal, bit for bit where :func:`exact`, else to float32 rounding."""
+    for key in compared(case):
+        if exact(case):
+            np.testing.assert_array_equal(got[key], want[key], err_msg=key, strict=True)
+        else:
+            np.testing.assert_allclose(got[key], want[key], rtol=1e-5, atol=0, err_msg=key)
+
+
+def digest(case: ScanCase, got: dict[str, Any]) -> str:
+    """A short hash of the outputs *case* defines (byte-exact)."""
+    h = hashlib.sha256()
+    for key in compared(case):
+        h.update(key.encode())
+        h.update(np.ascontiguousarray(got[key]).tobytes())
+    return h.hexdigest()[:20]
+
+
+def case_to_json(case: ScanCase) -> dict[str, Any]:
+    """The case's fields as JSON values."""
+    return dataclasses.asdict(case)
+
+
+def case_from_json(fields: dict[str, Any]) -> ScanCase:
+    """The inverse of :func:`case_to_json`."""
+    return ScanCase(**{**fields, "block": tuple(fields["block"])})
+
+
+def record(entry: dict[str, Any]) -> None:
+    """Append one JSON line to this shard's record (with ``SCAN_FUZZ_RECORD`` only)."""
+    if RECORD is None:
+        return
+    folder = Path(RECORD)
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / f"shard-{SHARD}.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps(entry, sort_keys=True) + "\n")
+
+
+def record_failure(text: str) -> None:
+    """Append a failing case to ``failures.txt`` (with ``SCAN_FUZZ_RECORD`` only)."""
+    if RECORD is None:
+        return
+    folder = Path(RECORD)
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "failures.txt").open("a", encoding="utf-8") as f:
+        f.write(text.rstrip("\n") + "\n")
+
+
+def recorded() -> list[dict[str, Any]]:
+    """The cases a GPU run recorded in ``SCAN_FUZZ_REPLAY`` that ran, this replay shard's share."""
+    if REPLAY is None:
+        return []
+    entries = []
+    for path in sorted(Path(REPLAY).glob("shard-*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            if entry["outcome"] == "ran":
+                entries.append(entry)
+    index, count = (int(x) for x in REPLAY_SHARD.split("/"))
+    return entries[index::count][: max(REPLAY_LIMIT, 0)]
