@@ -22,12 +22,21 @@ def test_host_calls():
     from doc_examples.examples import callbacks
 
     callbacks.host_calls()
+    # the example's own asserts, checked here too (python -O drops those)
+    state = np.zeros(1, dtype=np.int64)
+    assert callbacks.running_total(state, 5) == 0
+    assert callbacks.running_total(state, 3) == 5
+    assert state[0] == 8
+    assert callbacks.larger(2, 7) == 7
 
 
 def test_keys():
     from doc_examples.examples import callbacks
 
-    callbacks.keys()
+    make = callbacks.keys()
+    assert make(100) == make(100)
+    assert make(100).key != make(200).key
+    assert make(100).key != make(100).with_state_dtype(np.int64).key
 
 
 def test_raking_threads_formula():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.sim
@@ -14,7 +15,7 @@ def test_quickstart_runs():
     from doc_examples.examples import quickstart
 
     result, expected = quickstart.run()
-    assert result.shape == expected.shape
+    np.testing.assert_array_equal(result, expected, strict=True)
 
 
 @pytest.mark.parametrize(
@@ -32,6 +33,10 @@ def test_quickstart_runs():
 def test_who_calls(threads, warp_scans, expected):
     from doc_examples.examples import state_contract as sc
 
+    calls = sc.who_called(threads, warp_scans)
+    # callers are ranks 0 .. n-1, each called once
+    np.testing.assert_array_equal(calls[:expected], 1)
+    np.testing.assert_array_equal(calls[expected:], 0)
     assert sc.callers(threads, warp_scans) == expected
     if not warp_scans:
         assert sc.raking_threads(threads) == expected
@@ -40,20 +45,21 @@ def test_who_calls(threads, warp_scans, expected):
 def test_authoritative_state():
     from doc_examples.examples import state_contract as sc
 
-    sc.run_running_max()
+    pairs = sc.run_running_max()
+    assert len(pairs) == 2
+    for got, want in pairs:
+        np.testing.assert_array_equal(got, want)
 
 
 def test_tile_io_examples():
     from doc_examples.examples import tile_io
 
-    tile_io.run_copy()
-    tile_io.run_partial()
-    tile_io.run_vectorized()
+    for run in (tile_io.run_copy, tile_io.run_partial, tile_io.run_vectorized):
+        got, want = run()
+        np.testing.assert_array_equal(got, want, err_msg=run.__name__)
 
 
 def test_error_in_simulated_kernel():
-    import numpy as np
-
     from doc_examples.examples import errors_demo
     from scan import PlanError
 
@@ -69,4 +75,5 @@ def test_error_in_simulated_kernel():
 def test_guarded_side_effect():
     from doc_examples.examples import state_contract as sc
 
-    sc.run_per_tile_totals()
+    totals, want = sc.run_per_tile_totals()
+    np.testing.assert_array_equal(totals, want)

@@ -269,7 +269,6 @@ def kernel(src, dst, final):
 def test_row_scan_matrix(case):
     value_dtype = np.float32 if case["prefix"] == "stateful_f64" else np.int32
     blk = case["block"]
-    threads_total = int(np.prod(blk))
     cc = cuda.get_current_device().compute_capability
     layout = block.temp_storage("scan", value_dtype, blk, algorithm=case["algorithm"], cc=cc)
     if case["temp"] == "implicit":
@@ -288,7 +287,8 @@ def test_row_scan_matrix(case):
     np.testing.assert_array_equal(d_dst.copy_to_host(), want.astype(value_dtype))
     if case["prefix"] != "stateless":
         np.testing.assert_array_equal(d_final.copy_to_host(), want_final)
-    assert threads_total * 4 >= 32
+    else:  # the kernel leaves 0 for a stateless callback
+        np.testing.assert_array_equal(d_final.copy_to_host(), np.zeros(ROWS))
 
 
 def test_pairwise_cover_is_complete():

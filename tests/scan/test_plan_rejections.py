@@ -121,6 +121,40 @@ def test_state_dtype_mismatch():
     )
 
 
+# The pointer ABI would reinterpret a same-width state of another kind (uint64
+# or float64 for an int64 callback) without a word: only the exact dtype passes.
+STATE_MISMATCHES = [
+    ("int64", "uint64"),
+    ("int64", "float64"),
+    ("float64", "int64"),
+    ("uint64", "int64"),
+    ("int32", "uint32"),
+    ("int32", "float32"),
+    ("float32", "int32"),
+    ("uint8", "int8"),
+    ("float32", "float64"),
+    ("int16", "int64"),
+]
+
+
+@pytest.mark.parametrize(("declared", "given"), STATE_MISMATCHES)
+def test_state_dtype_must_match_exactly(declared, given):
+    callback = statefn.stateful(np.dtype(declared), name="running_total")(running_total.op)
+    state_type = np.dtype(given).type
+
+    def k(a):
+        state = cuda.local.array(1, state_type)
+        state[0] = 0
+        a[0] = block.inclusive_sum(a[0], prefix_op=callback, prefix_state=state, threads=32)
+
+    expect(
+        k,
+        f"inclusive_sum: prefix_state has dtype {given} but the callback declares state dtype "
+        f"{declared}; allocate cuda.local.array(1, np.{declared}) (dtypes must match exactly)",
+        kind="ScanTypeError",
+    )
+
+
 def test_state_length_not_one():
     def k(a):
         state = cuda.local.array(2, np.int64)

@@ -19,7 +19,9 @@ ON_GPU = os.environ.get("SCAN_TESTS_BACKEND") == "gpu"
 if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1" and not ON_GPU:
     collect_ignore_glob = ["test_*.py"]
 
-# every new case compiles new kernels on a GPU: fewer examples there
+# as many examples on a GPU as in the simulator: every new case compiles new
+# kernels there, so tools/gpu_suite.sh gives the property tests a process of
+# their own (or xdist workers)
 settings.register_profile("scan-sim", max_examples=40)
-settings.register_profile("scan-gpu", max_examples=4)
+settings.register_profile("scan-gpu", max_examples=40)
 settings.load_profile("scan-gpu" if ON_GPU else "scan-sim")

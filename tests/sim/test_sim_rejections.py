@@ -96,6 +96,31 @@ def test_state_dtype_mismatch():
     )
 
 
+@pytest.mark.parametrize(
+    ("declared", "given"),
+    [("int64", "uint64"), ("int64", "float64"), ("float64", "int64"), ("int32", "uint32")],
+)
+def test_same_width_or_other_kind_state_is_refused(declared, given):
+    callback = statefn.stateful(np.dtype(declared), name="running_total")(running_total.op)
+    state_type = np.dtype(given).type
+
+    @cuda.jit
+    def kernel(a):
+        state = cuda.local.array(1, state_type)
+        state[0] = 0
+        a[cuda.threadIdx.x] = block.inclusive_sum(
+            a[cuda.threadIdx.x], prefix_op=callback, prefix_state=state
+        )
+
+    expect(
+        kernel,
+        (1, 32),
+        ScanTypeError,
+        f"inclusive_sum: prefix_state has dtype {given} but the callback declares state dtype "
+        f"{declared}; allocate cuda.local.array(1, np.{declared}) (dtypes must match exactly)",
+    )
+
+
 @cuda.jit
 def warp_scans_48(a):
     a[cuda.threadIdx.x] = block.inclusive_sum(a[cuda.threadIdx.x], algorithm="warp_scans")

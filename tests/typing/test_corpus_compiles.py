@@ -9,6 +9,8 @@ that dispatcher asks the current device for its compute capability) sets
 ``COMPILE_SKIP`` to the reason instead, as a top-level string literal: it is read
 from the source without importing the file, because importing a file whose
 kernels carry signature strings already compiles them for the current device.
+Those files define ``check()`` instead, and the GPU suite compiles their kernels
+for the device, launches them through ``check()`` and compares the results.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import numpy as np
 import pytest
 
 PASS_DIR = Path(__file__).parent / "pass"
@@ -66,3 +69,30 @@ def test_pass_corpus_kernels_compile(path: Path) -> None:
             pyfunc, argtypes, device=False, abi="numba", output="ltoir", cc=CC
         )
         assert codes, f"{path.name}: {pyfunc.__name__} produced no code"
+
+
+DEVICE_FILES = [p for p in PASS_FILES if _compile_skip(p) is not None]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("path", DEVICE_FILES, ids=[p.stem for p in DEVICE_FILES])
+def test_device_corpus_kernels_compile_and_run(path: Path) -> None:
+    from numba import cuda
+
+    module = _load(path)
+    cc = cuda.get_current_device().compute_capability
+    for pyfunc, argtypes in module.KERNELS:
+        codes, _ = cuda.compile_all(
+            pyfunc, argtypes, device=False, abi="numba", output="ltoir", cc=cc
+        )
+        assert codes, f"{path.name}: {pyfunc.__name__} produced no code"
+    assert hasattr(module, "check"), f"{path.name}: COMPILE_SKIP files define check()"
+    pairs = module.check()
+    assert pairs, f"{path.name}: check() compared nothing"
+    for got, want in pairs:
+        np.testing.assert_array_equal(got, want, strict=True)
+
+
+def test_device_corpus_files_exist() -> None:
+    # the GPU test above covers these; an empty list would make it vacuous
+    assert {p.stem for p in DEVICE_FILES} >= {"eager_signatures", "device_helper"}

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 # magictoken.declare_stateful.begin
+from typing import Any
+
 import numpy as np
 
 import statefn
@@ -51,8 +53,8 @@ def host_calls() -> None:
     # magictoken.host_call.end
 
 
-def keys() -> None:
-    """What docs/callbacks.md says about keys."""
+def keys() -> Any:
+    """What docs/callbacks.md says about keys; returns the example's ``make``."""
 
     # magictoken.keys.begin
     def make(limit):
@@ -69,3 +71,4 @@ def keys() -> None:
     assert make(100).key != make(100).with_state_dtype(np.int64).key  # so is the dtype
     assert len({make(100), make(100)}) == 1  # usable as dict/set keys
     # magictoken.keys.end
+    return make

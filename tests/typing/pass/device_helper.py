@@ -2,7 +2,7 @@
 """A @cuda.jit(device=True) helper keeps its own signature when called from a kernel."""
 
 from collections.abc import Callable
-from typing import assert_type
+from typing import Any, assert_type
 
 import numpy as np
 from numba import cuda
@@ -15,7 +15,8 @@ BLOCK = 128
 
 COMPILE_SKIP = (
     "calls a @cuda.jit(device=True) dispatcher, whose compilation asks the current device "
-    "for its compute capability; covered by the GPU suite"
+    "for its compute capability; the GPU suite compiles and runs it "
+    "(test_device_corpus_kernels_compile_and_run)"
 )
 
 
@@ -38,6 +39,15 @@ def clamped_prefix(src: NDArray[np.int32], dst: NDArray[np.int32]) -> None:
 
 def _static_checks() -> None:
     assert_type(clamp(np.int32(1), np.int32(0), np.int32(2)), np.int32)
+
+
+def check() -> list[tuple[NDArray[Any], NDArray[Any]]]:
+    """Launch the kernel on one block; (result, expected) pairs for the GPU suite."""
+    src = (np.arange(BLOCK, dtype=np.int32) - 20) * 3
+    d_dst = cuda.to_device(np.zeros(BLOCK, dtype=np.int32))
+    clamped_prefix[1, BLOCK](cuda.to_device(src), d_dst)
+    clamped = np.clip(src, 0, 100).astype(np.int32)
+    return [(d_dst.copy_to_host(), np.cumsum(clamped * clamped, dtype=np.int32))]
 
 
 KERNELS: list[tuple[Callable[..., None], tuple[types.Type, ...]]] = [

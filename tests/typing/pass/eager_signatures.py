@@ -2,6 +2,7 @@
 """Kernels and device functions compiled eagerly from explicit signature strings."""
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numba import cuda
@@ -12,7 +13,8 @@ BLOCK = 128
 
 COMPILE_SKIP = (
     "signature-decorated functions compile when the module is imported, which asks the "
-    "current device for its compute capability; covered by the GPU suite"
+    "current device for its compute capability; the GPU suite compiles and runs them "
+    "(test_device_corpus_kernels_compile_and_run)"
 )
 
 
@@ -42,6 +44,20 @@ def main() -> None:
     y = cuda.device_array(n, np.float32)
     saxpy[n // BLOCK, BLOCK](x, y, 2.0)
     fill[n // BLOCK, BLOCK](cuda.device_array(n, np.int32), 7)
+
+
+def check() -> list[tuple[NDArray[Any], NDArray[Any]]]:
+    """Launch the kernels on small arrays; (result, expected) pairs for the GPU suite."""
+    n = 4 * BLOCK
+    x = np.arange(n, dtype=np.float32)
+    d_y = cuda.to_device(np.ones(n, dtype=np.float32))
+    saxpy[n // BLOCK, BLOCK](cuda.to_device(x), d_y, 2.0)
+    d_out = cuda.to_device(np.zeros(n, dtype=np.int32))
+    fill[n // BLOCK, BLOCK](d_out, 7)
+    return [
+        (d_y.copy_to_host(), 2 * x + 1),
+        (d_out.copy_to_host(), np.full(n, 7, dtype=np.int32)),
+    ]
 
 
 KERNELS: list[tuple[Callable[..., None], tuple[types.Type, ...]]] = [
