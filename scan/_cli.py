@@ -30,6 +30,7 @@ from typing import Any, NamedTuple, TextIO
 
 from scan._cache import ENV_CACHE_DIR, ArtifactCache, default_cache, default_directory
 from scan._errors import ToolchainError
+from scan._target import device_cc
 
 __all__ = ["main"]
 
@@ -45,31 +46,6 @@ def _version() -> str:
         import statefn
 
         return statefn.__version__
-
-
-def _device_cc() -> tuple[int, int] | None:
-    """Compute capability of device 0 through the driver API, or None without a GPU."""
-    try:
-        from cuda.bindings import driver
-
-        (err,) = driver.cuInit(0)
-        if err != driver.CUresult.CUDA_SUCCESS:
-            return None
-        err, dev = driver.cuDeviceGet(0)
-        if err != driver.CUresult.CUDA_SUCCESS:
-            return None
-        attr = driver.CUdevice_attribute
-        err, major = driver.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev
-        )
-        err2, minor = driver.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev
-        )
-        if err != driver.CUresult.CUDA_SUCCESS or err2 != driver.CUresult.CUDA_SUCCESS:
-            return None
-        return int(major), int(minor)
-    except Exception:  # no driver, no device, or an old binding: all mean "no GPU"
-        return None
 
 
 def _size(n: int) -> str:
@@ -100,7 +76,7 @@ def _info(cache: ArtifactCache, as_json: bool, out: TextIO) -> int:
     info = cache.info()
     kinds = collections.Counter(e.kind for e in cache.entries())
     info["entries_by_kind"] = dict(sorted(kinds.items()))
-    cc = _device_cc()
+    cc = device_cc()
     cc_note = "current device" if cc is not None else "no GPU found; showing the default"
     target = cc or _DEFAULT_CC
     identity = _toolchain.toolchain_identity(target)
@@ -247,7 +223,7 @@ def _driver_checks() -> list[_Check]:
             ),
         ]
     checks = [_Check("CUDA driver", True, f"{version // 1000}.{version % 1000 // 10}", "")]
-    cc = _device_cc()
+    cc = device_cc()
     if cc is None:
         checks.append(_Check("GPU", True, "none", "the driver sees no device"))
         return checks

@@ -268,9 +268,9 @@ def test_missing_home_is_not_created(tmp_path: Path) -> None:
 
 
 def test_demo_without_a_gpu_runs_in_the_simulator(tmp_path: Path) -> None:
-    from scan._cli import _device_cc
+    from scan._target import device_cc
 
-    if _device_cc() is not None:
+    if device_cc() is not None:
         pytest.skip("a GPU is present: the demo runs on it")
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "0", _cache.ENV_CACHE_DIR: str(tmp_path)}
     out = subprocess.run(
