@@ -5,16 +5,24 @@ Steps: ruff, mypy --strict, the compile/link test suite (no GPU needed), the
 simulator suite (its own process: the simulator is chosen when numba is first
 imported), and a packaging check that installs the built wheel into a fresh
 virtual environment outside the source tree.
+
+The compile/link suite also checks the generated code against CCCL 3.0, the
+CCCL of the GPU machine's CUDA 13.0 toolkit: its headers come from a pinned
+wheel (tests/helpers/cccl.py names it), downloaded once into the user's cache
+folder. When that fails, those checks are skipped and the closing lines say so.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +56,42 @@ def _pytest(title: str, args: list[str], env_extra: dict[str, str]) -> tuple[int
     return rc, counts
 
 
+def _cccl_3_0() -> tuple[dict[str, str], str | None]:
+    """Environment that gives the tests CCCL 3.0 headers, and why not when it cannot."""
+    spec = importlib.util.spec_from_file_location("_cccl", ROOT / "tests" / "helpers" / "cccl.py")
+    assert spec is not None
+    assert spec.loader is not None
+    cccl = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cccl)
+    if cccl.toolkit_cccl() is not None:
+        return {}, None
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "statefn-scan-tests"
+    folder = cache / "-".join(w.replace("==", "-") for w in cccl.PINNED_WHEELS)
+    include = folder / cccl.WHEEL_INCLUDE
+    if not include.is_dir():
+        wheels = list(cccl.PINNED_WHEELS)
+        print(f"\n=== CCCL 3.0 headers: downloading {' '.join(wheels)}", flush=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            argv = [PY, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q"]
+            try:
+                subprocess.run([*argv, "-d", tmp, *wheels], check=True, timeout=300)
+                unpacked = Path(tmp) / "unpacked"
+                for wheel in Path(tmp).glob("*.whl"):
+                    with zipfile.ZipFile(wheel) as z:
+                        prefixes = tuple(cccl.PINNED_WHEELS.values())
+                        z.extractall(unpacked, [n for n in z.namelist() if n.startswith(prefixes)])
+                folder.parent.mkdir(parents=True, exist_ok=True)
+                shutil.rmtree(folder, ignore_errors=True)
+                shutil.move(str(unpacked), folder)
+            except (OSError, ValueError, subprocess.SubprocessError, zipfile.BadZipFile) as exc:
+                return {}, f"could not fetch {' '.join(wheels)}: {type(exc).__name__}: {exc}"
+    env = {cccl.ENV: str(include)}
+    os.environ.update(env)  # toolkit_cccl() reads it
+    if cccl.toolkit_cccl() is None:
+        return {}, cccl.skip_reason()
+    return env, None
+
+
 def main() -> int:
     failures: list[str] = []
     totals = {"passed": 0, "failed": 0, "skipped": 0}
@@ -60,10 +104,17 @@ def main() -> int:
     if _run("mypy", [PY, "-m", "mypy"]) != 0:
         failures.append("mypy")
 
+    cccl_env, cccl_skipped = _cccl_3_0()
+    if cccl_skipped:
+        print(f"!!!!! the CCCL 3.0 checks will be skipped: {cccl_skipped}", flush=True)
     cache = tempfile.mkdtemp(prefix="scan-cache-")
     base_env = {"STATEFN_SCAN_CACHE_DIR": cache}
     for title, args, env_extra in [
-        ("tests", ["-m", "not sim", *extra], {**base_env, "NUMBA_ENABLE_CUDASIM": "0"}),
+        (
+            "tests",
+            ["-m", "not sim", *extra],
+            {**base_env, **cccl_env, "NUMBA_ENABLE_CUDASIM": "0"},
+        ),
         ("simulator tests", ["-m", "sim", *extra], {**base_env, "NUMBA_ENABLE_CUDASIM": "1"}),
     ]:
         rc, counts = _pytest(title, args, env_extra)
@@ -76,6 +127,8 @@ def main() -> int:
         failures.append("packaging")
 
     print()
+    if cccl_skipped:
+        print(f"!!!!! skipped: the CCCL 3.0 checks ({cccl_skipped})")
     if failures:
         print("failed steps: " + ", ".join(failures))
     print(

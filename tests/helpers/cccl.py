@@ -1,10 +1,28 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Find a local CUDA 13.0 toolkit's CCCL 3.0 headers (those of the GPU machine)."""
+"""Find CCCL 3.0 headers (those of the GPU machine's CUDA 13.0 toolkit) for the CCCL 3.0 checks.
+
+Looked up in order: ``SCAN_TEST_CCCL_3_0`` (an include folder; tools/check.py
+sets it to the headers of the pinned wheels :data:`PINNED_WHEELS`, which it
+downloads and lays out as a toolkit's include folder: ``cccl/`` beside
+``cuda_fp16.h``), then a local CUDA 13.0 toolkit. :func:`skip_reason` says why the
+checks cannot run when neither is there; tools/check.py prints it loudly.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+ENV = "SCAN_TEST_CCCL_3_0"
+#: CUDA 13.0's wheels and the members taken from each: CCCL 3.0.1, and the FP16
+#: header the library finds beside the CCCL folder (without it, CCCL 3.0's float
+#: sums take a path that ends in a device-side assert).
+PINNED_WHEELS = {
+    "nvidia-cuda-cccl==13.0.85": "nvidia/cu13/include/cccl/",
+    "nvidia-cuda-runtime==13.0.96": "nvidia/cu13/include/cuda_fp16.h",
+}
+#: The CCCL include folder in the unpacked wheels.
+WHEEL_INCLUDE = "nvidia/cu13/include/cccl"
 
 CANDIDATES = [
     Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "include" / "cccl",
@@ -12,18 +30,33 @@ CANDIDATES = [
 ]
 
 
+def _is_cccl_3_0(path: Path) -> bool:
+    header = path / "cuda" / "std" / "__cccl" / "version.h"
+    if not header.is_file():
+        return False
+    for line in header.read_text(errors="replace").splitlines():
+        parts = line.split()
+        if parts[:2] == ["#define", "CCCL_VERSION"] and parts[2].isdigit():
+            return int(parts[2]) // 1000 == 3000
+    return False
+
+
 def toolkit_cccl() -> Path | None:
-    """A local CCCL 3.0.x include folder, if a CUDA 13.0 toolkit is installed."""
-    for path in CANDIDATES:
-        header = path / "cuda" / "std" / "__cccl" / "version.h"
-        if not header.is_file():
-            continue
-        for line in header.read_text(errors="replace").splitlines():
-            parts = line.split()
-            if (
-                parts[:2] == ["#define", "CCCL_VERSION"]
-                and parts[2].isdigit()
-                and int(parts[2]) // 1000 == 3000
-            ):
-                return path
+    """A CCCL 3.0.x include folder: ``SCAN_TEST_CCCL_3_0``'s, else a CUDA 13.0 toolkit's."""
+    given = os.environ.get(ENV)
+    candidates = [Path(given)] if given else []
+    for path in [*candidates, *CANDIDATES]:
+        if _is_cccl_3_0(path):
+            return path
     return None
+
+
+def skip_reason() -> str:
+    """Why the CCCL 3.0 checks cannot run here."""
+    given = os.environ.get(ENV)
+    if given:
+        return f"{ENV}={given} holds no CCCL 3.0 headers (cuda/std/__cccl/version.h)"
+    return (
+        f"no CCCL 3.0 headers: {ENV} is unset and no CUDA 13.0 toolkit is installed; "
+        f"tools/check.py sets it from the pinned wheels {', '.join(PINNED_WHEELS)}"
+    )

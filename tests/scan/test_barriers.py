@@ -20,7 +20,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers.cccl import toolkit_cccl
+from helpers.cccl import skip_reason, toolkit_cccl
 
 pytestmark = pytest.mark.nvrtc
 
@@ -127,6 +127,6 @@ def test_callback_scan_in_a_loop_has_no_trailing_barrier(tmp_path):
     _check(_barrier_counts(tmp_path, None))
 
 
-@pytest.mark.skipif(toolkit_cccl() is None, reason="no CUDA 13.0 toolkit (CCCL 3.0) here")
+@pytest.mark.skipif(toolkit_cccl() is None, reason=skip_reason())
 def test_callback_scan_in_a_loop_has_no_trailing_barrier_with_cccl_3_0(tmp_path):
     _check(_barrier_counts(tmp_path, toolkit_cccl()))

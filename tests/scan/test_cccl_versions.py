@@ -18,7 +18,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers.cccl import toolkit_cccl
+from helpers.cccl import skip_reason, toolkit_cccl
 
 pytestmark = pytest.mark.nvrtc
 
@@ -59,7 +59,7 @@ CHILD = textwrap.dedent(
 )
 
 
-@pytest.mark.skipif(toolkit_cccl() is None, reason="no CUDA 13.0 toolkit (CCCL 3.0) here")
+@pytest.mark.skipif(toolkit_cccl() is None, reason=skip_reason())
 def test_sums_carry_no_device_assert_with_cccl_3_0(tmp_path):
     root = Path(__file__).resolve().parents[2]
     env = dict(
