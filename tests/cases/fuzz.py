@@ -136,21 +136,24 @@ def cases(draw: st.DrawFn, compile_only: bool = False) -> ScanCase:
     is_float = np.dtype(dtype).kind == "f"
     shape = draw(st.sampled_from(odd_blocks if fault in ("warp_scans", "warp_io") else BLOCKS))
     threads = shape[0] * shape[1] * shape[2]
-    entries = [*ENTRIES, "scan", "none"]
-    if fault in ("bitwise_float", "prefix_with_initial_value"):
-        entries = ["inclusive_scan", "exclusive_scan", "scan"]
-    elif fault == "no_seed":
-        entries = ["exclusive_scan"]
-    elif fault in ("prefix_with_aggregate", "flip_state", "state_array"):
-        entries = [*ENTRIES, "scan"]
-    entry = draw(st.sampled_from(entries))
-    mode = ENTRIES.get(entry) or draw(st.sampled_from(["inclusive", "exclusive"]))
+    # the operator first, so that each is drawn as often as the others
     ops = [o for o in (*bc.OPERATORS, "user_add") if not (is_float and o in bc.BITWISE)]
     if fault == "bitwise_float":
         ops = list(bc.BITWISE)
     elif fault == "no_seed":
         ops.remove("+")
-    op = "+" if entry.endswith("_sum") or entry == "none" else draw(st.sampled_from(ops))
+    op = draw(st.sampled_from(ops))
+    entries = ["inclusive_scan", "exclusive_scan", "scan"]
+    if op == "+":
+        entries += ["inclusive_sum", "exclusive_sum", "none"]
+    if fault == "no_seed":
+        entries = ["exclusive_scan"]
+    elif fault in ("prefix_with_aggregate", "flip_state", "state_array"):
+        entries = [e for e in entries if e != "none"]
+    elif fault == "prefix_with_initial_value":
+        entries = [e for e in entries if not e.endswith("_sum") and e != "none"]
+    entry = draw(st.sampled_from(entries))
+    mode = ENTRIES.get(entry) or draw(st.sampled_from(["inclusive", "exclusive"]))
     algorithms = ["raking", "raking_memoize"]
     if threads % 32 == 0 or fault == "warp_scans":
         algorithms.append("warp_scans")
@@ -193,10 +196,13 @@ def cases(draw: st.DrawFn, compile_only: bool = False) -> ScanCase:
     tile_items = threads * max(ipt, 1)
     short = valid_items = oob_default = None
     if io is not None:
-        short = draw(st.sampled_from([0, 0, 1, tile_items // 2, tile_items - 1, tile_items + 1]))
-        valid_items = draw(
-            st.sampled_from([None, None, -3, 0, 1, tile_items // 3, tile_items, tile_items + 5])
-        )
+        # most rows end in a full tile; three in ten are short, or pass valid_items
+        if draw(st.integers(0, 9)) >= 7:
+            short = draw(st.sampled_from([1, tile_items // 2, tile_items - 1, tile_items + 1]))
+        if draw(st.integers(0, 9)) >= 7:
+            valid_items = draw(
+                st.sampled_from([-3, 0, 1, tile_items // 3, tile_items, tile_items + 5])
+            )
         if draw(st.booleans()):
             oob_default = 1 if is_float and op == "*" else draw(st.integers(0, 9))
     temp_storage = draw(st.sampled_from(["implicit", "caller", "dynamic"]))

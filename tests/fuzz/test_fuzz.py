@@ -179,11 +179,17 @@ def test_fuzz_case_compiles(case):
 def test_replay_gpu_record():
     """Cases a GPU run recorded give the simulator the same outputs, byte for byte."""
     entries = fuzz.recorded()
-    assert entries, f"no cases that ran in {fuzz.REPLAY}"
+    if not entries:  # tools/gpu_suite.sh reports the total replayed
+        pytest.skip(f"no GPU cases for replay shard {fuzz.REPLAY_SHARD} in {fuzz.REPLAY}")
     mismatches = []
+    compared = 0
     for entry in entries:
         case = fuzz.case_from_json(entry["case"])
         got = run_case(case, entry["rows"], entry["seed"], entry["uniform"])
-        if entry["exact"] and got["digest"] != entry["digest"]:
-            mismatches.append(repr(case))
+        if entry["exact"]:
+            compared += 1
+            if got["digest"] != entry["digest"]:
+                mismatches.append(repr(case))
+    # tools/gpu_suite.sh adds these up (pytest -s)
+    print(f"replayed {len(entries)} GPU cases, {compared} compared byte for byte")
     assert not mismatches, f"{len(mismatches)} of {len(entries)} differ: {mismatches[:5]}"

@@ -103,6 +103,16 @@ CASES = {
         prefix="running",
         io="direct",
     ),
+    # the scan whose trailing barrier the library leaves out (CUB's own follows
+    # the callback): library-owned storage, warp_scans, a callback, in a loop
+    "warp-scans-callback-own-barrier": ScanCase(
+        block=(64, 1, 1),
+        items_per_thread=2,
+        tiles=4,
+        algorithm="warp_scans",
+        prefix="running",
+        io="direct",
+    ),
     "io-only-past-the-end": ScanCase(
         entry="none",
         block=(64, 1, 1),
