@@ -18,7 +18,9 @@
 #   wrong state array is reported as `Argument "prefix_state" ... expected
 #   "ndarray[tuple[int], dtype[<the callback's state type>]] | ..."`. The second
 #   member also makes a scalar prefix_state resemble this overload; nothing
-#   real is a generic[Callable[...]].
+#   real is a generic[Callable[...]]. The first member is 1-D: numba-stubs
+#   types cuda.local.array(1, ...) as ndarray[tuple[int], ...] and its element
+#   as the scalar, so state[0] or a (1, 1) array is this one-line error too.
 # - _ScanAlgorithmLike adds Sequence[Never] (no string is one) so that a
 #   misspelled algorithm resembles the intended overload and mypy lists the
 #   accepted literals.

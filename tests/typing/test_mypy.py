@@ -182,8 +182,10 @@ ONE_LINE = (
     "prefix_op_with_initial_value",
     "scalar_prefix_state",
     "state_dtype_mismatch",
+    "state_element_prefix_state",
     "stateless_with_prefix_state",
     "structured_state",
+    "two_dimensional_local_state",
     "two_dimensional_state",
     "unknown_algorithm",
 )
@@ -211,7 +213,7 @@ def test_stubs_win_over_bundled_numba_cuda(mypy_cache: Path) -> None:
     revealed = [r.message for r in reports if r.severity == "note"]
     assert revealed == [
         'Revealed type is "int"',
-        'Revealed type is "numpy.ndarray[tuple[Any, ...], '
+        'Revealed type is "numba.cuda._ShapedNDArray[tuple[int], '
         'numpy.dtype[numpy.signedinteger[numpy._typing._nbit_base._32Bit]]]"',
     ]
 

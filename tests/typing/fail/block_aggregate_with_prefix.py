@@ -27,5 +27,5 @@ def row_cumsum(src: NDArray[np.int32], dst: NDArray[np.int32]) -> None:
     total = cuda.local.array(1, np.int32)
     for base in range(0, src.shape[0], BLOCK * ITEMS):
         block.load(src, base, items, threads=BLOCK)
-        block.inclusive_sum(items, prefix_op=running_total, prefix_state=state, block_aggregate=total, threads=BLOCK)  # E: arg-type: Argument "block_aggregate" to "inclusive_sum" has incompatible type "ndarray[tuple[Any, ...], dtype[signedinteger[_32Bit]]]"; expected "ndarray[tuple[Any, ...], dtype[BlockAggregateCannotBeCombinedWithPrefixOp]]"
+        block.inclusive_sum(items, prefix_op=running_total, prefix_state=state, block_aggregate=total, threads=BLOCK)  # E: arg-type: Argument "block_aggregate" to "inclusive_sum" has incompatible type "_ShapedNDArray[tuple[int], dtype[signedinteger[_32Bit]]]"; expected "ndarray[tuple[Any, ...], dtype[BlockAggregateCannotBeCombinedWithPrefixOp]]"
         block.store(dst, base, items, threads=BLOCK)

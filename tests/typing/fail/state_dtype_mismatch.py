@@ -26,5 +26,5 @@ def row_cumsum(src: NDArray[np.int32], dst: NDArray[np.int32]) -> None:
     items = cuda.local.array(ITEMS, np.int32)
     for base in range(0, src.shape[0], BLOCK * ITEMS):
         block.load(src, base, items, threads=BLOCK)
-        block.inclusive_sum(items, prefix_op=running_total, prefix_state=state, threads=BLOCK)  # E: arg-type: Argument "prefix_state" to "inclusive_sum" has incompatible type "ndarray[tuple[Any, ...], dtype[signedinteger[_32Bit]]]"; expected "ndarray[tuple[int], dtype[signedinteger[_64Bit]]] | generic[Callable[[], signedinteger[_64Bit]]]"
+        block.inclusive_sum(items, prefix_op=running_total, prefix_state=state, threads=BLOCK)  # E: arg-type: Argument "prefix_state" to "inclusive_sum" has incompatible type "_ShapedNDArray[tuple[int], dtype[signedinteger[_32Bit]]]"; expected "ndarray[tuple[int], dtype[signedinteger[_64Bit]]] | generic[Callable[[], signedinteger[_64Bit]]]"
         block.store(dst, base, items, threads=BLOCK)

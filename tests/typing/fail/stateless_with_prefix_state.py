@@ -24,5 +24,5 @@ def row_cumsum(src: NDArray[np.int32], dst: NDArray[np.int32]) -> None:
     items = cuda.local.array(ITEMS, np.int32)
     for base in range(0, src.shape[0], BLOCK * ITEMS):
         block.load(src, base, items, threads=BLOCK)
-        block.exclusive_sum(items, prefix_op=base_offset, prefix_state=state, threads=BLOCK)  # E: arg-type: Argument "prefix_state" to "exclusive_sum" has incompatible type "ndarray[tuple[Any, ...], dtype[signedinteger[_64Bit]]]"; expected "ndarray[tuple[Any, ...], dtype[PrefixStateNeedsAStatefulPrefixOp]]"
+        block.exclusive_sum(items, prefix_op=base_offset, prefix_state=state, threads=BLOCK)  # E: arg-type: Argument "prefix_state" to "exclusive_sum" has incompatible type "_ShapedNDArray[tuple[int], dtype[signedinteger[_64Bit]]]"; expected "ndarray[tuple[Any, ...], dtype[PrefixStateNeedsAStatefulPrefixOp]]"
         block.store(dst, base, items, threads=BLOCK)

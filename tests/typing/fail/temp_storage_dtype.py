@@ -20,5 +20,5 @@ def row_cumsum(src: NDArray[np.int32], dst: NDArray[np.int32]) -> None:
     temp = cuda.shared.array(1024, np.int32)
     for base in range(0, src.shape[0], BLOCK * ITEMS):
         block.load(src, base, items, threads=BLOCK)
-        block.inclusive_sum(items, temp_storage=temp, threads=BLOCK)  # E: arg-type: Argument "temp_storage" to "inclusive_sum" has incompatible type "ndarray[tuple[Any, ...], dtype[signedinteger[_32Bit]]]"
+        block.inclusive_sum(items, temp_storage=temp, threads=BLOCK)  # E: arg-type: Argument "temp_storage" to "inclusive_sum" has incompatible type "_ShapedNDArray[tuple[int], dtype[signedinteger[_32Bit]]]"
         block.store(dst, base, items, threads=BLOCK)

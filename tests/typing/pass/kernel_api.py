@@ -2,7 +2,7 @@
 """The kernel-side numba.cuda API as the stubs type it (and not as numba's stale copy would)."""
 
 from collections.abc import Callable
-from typing import assert_type
+from typing import Any, assert_type
 
 import numpy as np
 from numba import cuda
@@ -51,9 +51,17 @@ def _static_checks(x: NDArray[np.float32]) -> None:
     assert_type(cuda.grid(2), tuple[int, int])
     assert_type(cuda.gridsize(3), tuple[int, int, int])
     assert_type(cuda.threadIdx.x, int)
-    assert_type(cuda.local.array(4, np.int32), NDArray[np.int32])
-    assert_type(cuda.shared.array((16, 16), np.float64), NDArray[np.float64])
-    assert_type(cuda.local.array(1, np.dtype(np.uint8)), NDArray[np.uint8])
+    # local and shared arrays carry their shape; an element index gives the scalar
+    assert_type(cuda.local.array(4, np.int32).shape, tuple[int])
+    assert_type(cuda.local.array(4, np.int32)[0], np.int32)
+    assert_type(cuda.shared.array((8,), np.dtype(np.int64))[cuda.threadIdx.x], np.int64)
+    assert_type(cuda.shared.array((16, 16), np.float64).shape, tuple[int, int])
+    assert_type(cuda.shared.array((16, 16), np.float64)[0, 1], np.float64)
+    assert_type(cuda.local.array((2, 2, 2), np.dtype(np.uint8)).shape, tuple[int, int, int])
+    assert_type(cuda.local.array((2, 2, 2), np.dtype(np.uint8))[0, 1, 1], np.uint8)
+    assert_type(cuda.local.array(1, np.dtype(np.uint8))[1:], NDArray[np.uint8])
+    assert_type(cuda.shared.array((16, 16), np.float64)[0], NDArray[np.float64])
+    assert_type(x[0], Any)  # a kernel argument's shape is unknown: NumPy's Any
     assert_type(cuda.atomic.max(x, 0, np.float32(1)), np.float32)
     assert_type(cuda.shfl_down_sync(0xFFFFFFFF, np.int32(3), 1), np.int32)
     assert_type(cuda.syncthreads_count(True), int)

@@ -97,6 +97,8 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 _ScalarT = TypeVar("_ScalarT", bound=np.generic)
 _NumberT = TypeVar("_NumberT", bound=np.number[Any] | np.bool)
+_ShapeT_co = TypeVar("_ShapeT_co", bound=tuple[int, ...], covariant=True)
+_DTypeT_co = TypeVar("_DTypeT_co", bound=np.dtype[Any], covariant=True)
 
 # ------------------------------------------------------------------ aliases
 
@@ -473,16 +475,85 @@ def gridsize(ndim: Literal[2], /) -> tuple[int, int]: ...
 @overload
 def gridsize(ndim: Literal[3], /) -> tuple[int, int, int]: ...
 
+# NOTE: NumPy types an element of any ndarray as Any. A local or shared array
+# whose shape is written as an int or a tuple of one to three ints carries that
+# shape, and an index with one int per dimension gives its scalar type, so that a
+# scalar or a 2-D array where a 1-D array is expected is a type error. Other
+# indices (slices, one int into a 2-D array) give an array of unknown shape.
+class _ShapedNDArray(np.ndarray[_ShapeT_co, _DTypeT_co]):
+    @overload
+    def __getitem__(
+        self: _ShapedNDArray[tuple[int], np.dtype[_ScalarT]], key: SupportsIndex, /
+    ) -> _ScalarT: ...
+    @overload
+    def __getitem__(
+        self: _ShapedNDArray[tuple[int, int], np.dtype[_ScalarT]],
+        key: tuple[SupportsIndex, SupportsIndex],
+        /,
+    ) -> _ScalarT: ...
+    @overload
+    def __getitem__(
+        self: _ShapedNDArray[tuple[int, int, int], np.dtype[_ScalarT]],
+        key: tuple[SupportsIndex, SupportsIndex, SupportsIndex],
+        /,
+    ) -> _ScalarT: ...
+    @overload
+    def __getitem__(self, key: Any, /) -> np.ndarray[tuple[Any, ...], _DTypeT_co]: ...
+
 class local:
+    @overload
     @staticmethod
     def array(
-        shape: _ShapeLike, dtype: _DTypeOf[_ScalarT], alignment: int | None = None
+        shape: SupportsIndex | tuple[SupportsIndex],
+        dtype: _DTypeOf[_ScalarT],
+        alignment: int | None = None,
+    ) -> _ShapedNDArray[tuple[int], np.dtype[_ScalarT]]: ...
+    @overload
+    @staticmethod
+    def array(
+        shape: tuple[SupportsIndex, SupportsIndex],
+        dtype: _DTypeOf[_ScalarT],
+        alignment: int | None = None,
+    ) -> _ShapedNDArray[tuple[int, int], np.dtype[_ScalarT]]: ...
+    @overload
+    @staticmethod
+    def array(
+        shape: tuple[SupportsIndex, SupportsIndex, SupportsIndex],
+        dtype: _DTypeOf[_ScalarT],
+        alignment: int | None = None,
+    ) -> _ShapedNDArray[tuple[int, int, int], np.dtype[_ScalarT]]: ...
+    @overload
+    @staticmethod
+    def array(
+        shape: tuple[SupportsIndex, ...], dtype: _DTypeOf[_ScalarT], alignment: int | None = None
     ) -> NDArray[_ScalarT]: ...
 
 class shared:
+    @overload
     @staticmethod
     def array(
-        shape: _ShapeLike, dtype: _DTypeOf[_ScalarT], alignment: int | None = None
+        shape: SupportsIndex | tuple[SupportsIndex],
+        dtype: _DTypeOf[_ScalarT],
+        alignment: int | None = None,
+    ) -> _ShapedNDArray[tuple[int], np.dtype[_ScalarT]]: ...
+    @overload
+    @staticmethod
+    def array(
+        shape: tuple[SupportsIndex, SupportsIndex],
+        dtype: _DTypeOf[_ScalarT],
+        alignment: int | None = None,
+    ) -> _ShapedNDArray[tuple[int, int], np.dtype[_ScalarT]]: ...
+    @overload
+    @staticmethod
+    def array(
+        shape: tuple[SupportsIndex, SupportsIndex, SupportsIndex],
+        dtype: _DTypeOf[_ScalarT],
+        alignment: int | None = None,
+    ) -> _ShapedNDArray[tuple[int, int, int], np.dtype[_ScalarT]]: ...
+    @overload
+    @staticmethod
+    def array(
+        shape: tuple[SupportsIndex, ...], dtype: _DTypeOf[_ScalarT], alignment: int | None = None
     ) -> NDArray[_ScalarT]: ...
 
 class const:
