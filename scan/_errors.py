@@ -13,6 +13,7 @@ __all__ = [
     "PlanError",
     "ScanError",
     "ScanTypeError",
+    "StateContractError",
     "ToolchainError",
 ]
 
@@ -55,3 +56,13 @@ class ToolchainError(ScanError, RuntimeError):
 
 class CacheWarning(UserWarning):
     """The compile cache could not be used as configured; work continues without it."""
+
+
+class StateContractError(ScanError, RuntimeError):
+    """A kernel broke the prefix callback's state contract (found by the simulator).
+
+    Raised while a kernel runs under ``NUMBA_ENABLE_CUDASIM=1``: state that no
+    thread wrote, state initialised differently in the calling lanes, or a scan
+    whose callback takes in items that no load filled. The message names the
+    kernel's file and line, the rule broken and the fix.
+    """

@@ -35,6 +35,7 @@ from ._vocab import (
 __all__ = [
     "ArrayFact",
     "Block",
+    "Memory",
     "Operand",
     "PrefixOp",
     "ScalarFact",
@@ -51,6 +52,8 @@ _PLAN_SCHEMA_VERSION = 1
 
 PrefixOp: TypeAlias = "statefn.StatefulFunction[Any, Any] | statefn.StatelessFunction[Any]"
 Block: TypeAlias = tuple[int, int, int]
+#: Where an array operand lives.
+Memory: TypeAlias = Literal["local", "shared", "global"]
 
 
 @attrs.frozen
@@ -75,12 +78,17 @@ class ArrayFact:
         ``cuda.shared.array``) of literal shape, else None.
     contiguous : bool
         Whether the layout is C-contiguous.
+    memory : {"local", "shared", "global"} or None
+        Where the array lives, when the front end can tell (a
+        ``cuda.local.array``, a ``cuda.shared.array``, a kernel argument),
+        else None. Only ``prefix_state`` is checked against it.
     """
 
     dtype: np.dtype = attrs.field(converter=np.dtype)
     ndim: int = 1
     length: int | None = None
     contiguous: bool = True
+    memory: Memory | None = None
 
 
 Operand: TypeAlias = ScalarFact | ArrayFact
@@ -529,6 +537,19 @@ def _check_state(f: str, prefix: statefn.StatefulFunction[Any, Any], state: Arra
             f"{f}: prefix_state must hold exactly one item per thread (got length "
             f"{state.length}); allocate cuda.local.array(1, np.{want.name})"
         )
+    if state.memory in _SHARED_MEMORY:
+        raise ScanTypeError(
+            f"{f}: prefix_state is {_SHARED_MEMORY[state.memory]}, one cell that every thread "
+            "of the block sees, but the state is per thread: each calling lane of the "
+            "callback updates its own copy (up to 32 lanes would update this one cell); "
+            f"allocate cuda.local.array(1, np.{want.name}) and initialise it in every thread"
+        )
+
+
+_SHARED_MEMORY = {
+    "shared": "a cuda.shared.array",
+    "global": "a global-memory array (a kernel argument)",
+}
 
 
 # ---------------------------------------------------------------------------

@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 from attrs import field, frozen
 
-from ._arity import python_function
+from ._arity import callback_function
 from ._descriptors import Descriptor, ScanOperator, StatefulFunction, StatelessFunction
 from ._dtypes import as_numeric_dtype, dtype_code
 from ._errors import CallbackCompileError, RoleError, describe_callable
@@ -156,7 +156,7 @@ def lower(
         symbol = (
             f"statefn_{kind}_{descriptor.key[:20]}_{dtype_code(value_dt)}_{dtype_code(state_dt)}"
         )
-        fn = python_function(descriptor.op)
+        fn = callback_function(descriptor.op)
         if fn is None:  # pragma: no cover - descriptors validate this at construction
             raise TypeError(f"descriptor op {describe_callable(descriptor.op)} is not a function")
         ltoir = _compile(kind, fn, descriptor.name, value_dt, state_dt, target, symbol)

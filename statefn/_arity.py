@@ -18,7 +18,10 @@ compiles) and enforces these rules:
   keywords).
 
 It also owns the one test for "a Numba dispatcher", done without importing
-Numba so that importing :mod:`statefn` stays free of CUDA.
+Numba so that importing :mod:`statefn` stays free of CUDA, and the one test
+for a *functor class* (the reference design's second callback spelling: a
+class whose ``__call__(self, block_aggregate)`` receives the state cell as
+``self``; the function compiled is that ``__call__``).
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ from typing import Any
 from ._errors import ArityError, NotCallableError, describe_callable
 
 __all__ = [
+    "callback_function",
     "check_arity",
+    "functor_call",
     "is_numba_dispatcher",
     "python_function",
     "require_function",
@@ -84,6 +89,53 @@ def python_function(obj: object) -> FunctionType | None:
         if isinstance(py_func, FunctionType):
             return py_func
     return None
+
+
+def functor_call(obj: object) -> FunctionType | None:
+    """Return the ``__call__`` function of a functor class, if *obj* is one.
+
+    A functor class is a class (not an instance) whose own ``__call__`` (found
+    in its method resolution order, never the metaclass's) is a plain
+    function. A stateful callback written this way receives the state cell as
+    ``self``: ``__call__(self, block_aggregate)``, or ``__call__(self_ptr,
+    block_aggregate)`` as the reference design spells it.
+
+    Parameters
+    ----------
+    obj : object
+        Anything.
+
+    Returns
+    -------
+    types.FunctionType or None
+        The class's ``__call__`` function, or None.
+    """
+    if not isinstance(obj, type):
+        return None
+    for klass in obj.__mro__:
+        if klass is object:
+            break
+        if "__call__" in vars(klass):
+            call = vars(klass)["__call__"]
+            return call if isinstance(call, FunctionType) else None
+    return None
+
+
+def callback_function(obj: object) -> FunctionType | None:
+    """Return the function Numba compiles for a stateful callback spelling.
+
+    :func:`python_function`, or for a functor class its ``__call__``.
+
+    Parameters
+    ----------
+    obj : object
+        A function, a dispatcher, a functor class, or anything else.
+
+    Returns
+    -------
+    types.FunctionType or None
+    """
+    return python_function(obj) or functor_call(obj)
 
 
 def require_function(obj: object, *, role: str) -> FunctionType:

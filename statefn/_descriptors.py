@@ -23,7 +23,13 @@ import numpy as np
 import numpy.typing as npt
 from attrs import field, frozen
 
-from ._arity import check_arity, python_function, require_function, required_positional
+from ._arity import (
+    callback_function,
+    check_arity,
+    python_function,
+    require_function,
+    required_positional,
+)
 from ._dtypes import as_state_dtype
 from ._errors import RoleError, UnknownOperatorError, describe_callable
 from ._identity import descriptor_key
@@ -161,7 +167,7 @@ def _label(name: str | None, op: object) -> str:
 
 def _check_stateful_op(instance: StatefulFunction[Any, Any], _a: object, op: Any) -> None:
     role = "stateful prefix callback"
-    fn = require_function(op, role=role)
+    fn = callback_function(op) or require_function(op, role=role)
     usage = "op(state, block_aggregate)"
     check_arity(fn, 2, role=role, label=_label(instance.name, op), usage=usage)
 
@@ -178,7 +184,9 @@ class StatefulFunction(_KeyedDescriptor, Generic[StateT, ValueT]):
     ----------
     op : callable
         A Python function or ``@cuda.jit(device=True)`` dispatcher with exactly
-        two required positional parameters.
+        two required positional parameters, or a functor class whose
+        ``__call__(self, block_aggregate)`` receives the state array as
+        ``self`` (the reference design's spelling, ``self_ptr`` included).
     state_dtype : dtype-like
         One of :data:`statefn.STATE_DTYPES`, in any NumPy spelling.
     name : str or None
@@ -196,7 +204,7 @@ class StatefulFunction(_KeyedDescriptor, Generic[StateT, ValueT]):
     @property
     def arity(self) -> int:
         """Number of operands the ABI passes (2)."""
-        fn = python_function(self.op)
+        fn = callback_function(self.op)
         return required_positional(fn) if fn is not None else 2
 
     @cached_property
@@ -213,8 +221,11 @@ class StatefulFunction(_KeyedDescriptor, Generic[StateT, ValueT]):
         return attrs.evolve(self, state_dtype=dtype)
 
     def __call__(self, state: npt.NDArray[StateT], block_aggregate: ValueT) -> ValueT:
-        """Run the callback on the host (tests, simulator): ``op(state, block_aggregate)``."""
-        fn = python_function(self.op)
+        """Run the callback on the host (tests, simulator): ``op(state, block_aggregate)``.
+
+        A functor class's ``__call__`` runs with the state array as ``self``.
+        """
+        fn = callback_function(self.op)
         return (fn if fn is not None else self.op)(state, block_aggregate)  # type: ignore[no-any-return]
 
 

@@ -16,6 +16,7 @@ state dtype            ``dtype.str`` (``none`` without state)
 name                   the descriptor's ``name`` (user callables only)
 built-in operator      the canonical string (``"+"``, ``"min"``, ...) and nothing else
 callable               module + qualname, and its code (below), defaults,
+                       (a functor class: its ``__call__`` function)
                        keyword defaults, closure cell contents, referenced globals
 code object            name, argument counts, flags, ``co_code``, ``co_consts``
                        (recursively; nested code objects included; floats by
@@ -45,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from ._arity import is_numba_dispatcher, python_function
+from ._arity import callback_function, is_numba_dispatcher, python_function
 
 __all__ = ["descriptor_key"]
 
@@ -241,7 +242,7 @@ def descriptor_key(
         payload = _frame("statefn-builtin", schema, _text(kind), _text(builtin))
     else:
         printer = _Fingerprinter()
-        fn = python_function(op)
+        fn = callback_function(op)
         target = printer.function(fn) if fn is not None else printer.value(op)
         payload = _frame(
             "statefn-callable",

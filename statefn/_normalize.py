@@ -10,7 +10,7 @@ spellings users write.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, Literal, TypeAlias, overload
+from typing import Any, Generic, Literal, Protocol, TypeAlias, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +33,8 @@ __all__ = ["PrefixDescriptor", "Role", "normalize", "scan_op", "stateful", "stat
 
 #: The roles a callable can be normalised for.
 Role: TypeAlias = Literal["prefix", "scan_op"]
+ValueT_co = TypeVar("ValueT_co", bound=np.generic, covariant=True)
+
 #: What :func:`normalize` returns for ``role="prefix"``.
 PrefixDescriptor: TypeAlias = StatefulFunction[Any, Any] | StatelessFunction[Any]
 
@@ -40,8 +42,14 @@ PrefixDescriptor: TypeAlias = StatefulFunction[Any, Any] | StatelessFunction[Any
 # ---------------------------------------------------------------- decorators
 
 
+class _StatefulFunctor(Protocol[ValueT_co]):
+    """A functor class's instances: ``__call__(self, block_aggregate)``, ``self`` the state."""
+
+    def __call__(self, block_aggregate: Any, /) -> ValueT_co: ...
+
+
 class _StatefulDecorator(Generic[StateT]):
-    """What ``stateful(dtype)`` returns: applies the declaration to a function."""
+    """What ``stateful(dtype)`` returns: applies the declaration to a function or functor class."""
 
     __slots__ = ("_name", "_state_dtype")
 
@@ -49,10 +57,15 @@ class _StatefulDecorator(Generic[StateT]):
         self._state_dtype = state_dtype
         self._name = name
 
-    # Typed as the callback's shape so a wrong arity is a static error too.
+    # Typed as the callback's shape so a wrong arity is a static error too; a
+    # functor class is matched first (a class is also callable, as its constructor).
+    @overload
+    def __call__(self, op: type[_StatefulFunctor[ValueT]]) -> StatefulFunction[StateT, ValueT]: ...
+    @overload
     def __call__(
         self, op: Callable[[npt.NDArray[StateT], ValueT], ValueT]
-    ) -> StatefulFunction[StateT, ValueT]:
+    ) -> StatefulFunction[StateT, ValueT]: ...
+    def __call__(self, op: Any) -> StatefulFunction[StateT, Any]:
         return StatefulFunction(op, self._state_dtype, self._name)
 
 
@@ -68,6 +81,11 @@ def stateful(
 def stateful(state_dtype: npt.DTypeLike, *, name: str | None = None) -> _StatefulDecorator[Any]: ...
 def stateful(state_dtype: npt.DTypeLike, *, name: str | None = None) -> _StatefulDecorator[Any]:
     """Declare a stateful prefix callback ``op(state, block_aggregate)``.
+
+    The decorated object is a function (``def`` or ``lambda``), a
+    ``@cuda.jit(device=True)`` function, or a functor class whose
+    ``__call__(self, block_aggregate)`` treats ``self`` as the one-item state
+    array (``self[0]``), as in the reference design.
 
     Parameters
     ----------

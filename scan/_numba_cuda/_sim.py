@@ -25,6 +25,8 @@ bits.
 
 from __future__ import annotations
 
+import linecache
+import os
 import sys
 import threading
 import traceback
@@ -46,11 +48,19 @@ from .._calls import (
     plan_call,
     set_host_backend,
 )
-from .._errors import PlanError, ScanTypeError
-from .._plan import ArrayFact, Block, Operand, ScalarFact, ScanPlan, TileIOPlan
+from .._errors import PlanError, ScanTypeError, StateContractError
+from .._plan import ArrayFact, Block, Memory, Operand, ScalarFact, ScanPlan, TileIOPlan
 from .._vocab import NO_SHARED_MEMORY_IO, WARP_THREADS
 
-__all__ = ["SIMULATOR_CC", "SimulatorHost", "callers", "install", "scan_call", "tile_io_call"]
+__all__ = [
+    "CONTRACT_ENV",
+    "SIMULATOR_CC",
+    "SimulatorHost",
+    "callers",
+    "install",
+    "scan_call",
+    "tile_io_call",
+]
 
 # how often a thread waiting for its turn checks whether the simulator aborted
 _POLL_S = 0.05
@@ -138,7 +148,7 @@ def _unwrap(obj: Any) -> Any:
     return obj
 
 
-def _operand(function: str, name: str, obj: Any) -> Operand | None:
+def _operand(function: str, name: str, obj: Any, memory: Memory | None = None) -> Operand | None:
     if obj is None or obj is MISSING:
         return None
     if isinstance(obj, np.ndarray):
@@ -147,6 +157,7 @@ def _operand(function: str, name: str, obj: Any) -> Operand | None:
             ndim=obj.ndim,
             length=obj.shape[0] if obj.ndim == 1 else None,
             contiguous=bool(obj.flags.c_contiguous),
+            memory=memory,
         )
     if isinstance(obj, bool | np.bool_):
         raise boolean_operand(function, name)
@@ -170,22 +181,340 @@ _CONVERTERS: dict[Role, Converter] = {
 }
 
 
-def _plan(function: str, bound: Mapping[str, Any], launch: Block) -> ScanPlan | TileIOPlan:
+def _plan(
+    function: str, bound: Mapping[str, Any], launch: Block, state_memory: Memory | None = None
+) -> ScanPlan | TileIOPlan:
     """The plan of a call, memoised: every simulated thread makes the same calls."""
-    facts = collect_facts(function, bound, _CONVERTERS)
+    converters = _CONVERTERS
+    if state_memory is not None:
+
+        def state(function: str, name: str, obj: Any) -> Operand | None:
+            return _operand(function, name, obj, state_memory if name == "prefix_state" else None)
+
+        converters = {**_CONVERTERS, "array": state}
+    facts = collect_facts(function, bound, converters)
     key = (function, launch, *facts.items())
     try:
         hit = _plan_cache.get(key)
     except TypeError:  # an unhashable option: plan without the memo
-        return plan_call(function, facts, launch)
+        return _checked(plan_call(function, facts, launch))
     if hit is not None:
         return hit
-    plan = plan_call(function, facts, launch)
+    plan = _checked(plan_call(function, facts, launch))
     with _plan_cache_lock:
         if len(_plan_cache) >= _PLAN_CACHE_LIMIT:
             _plan_cache.clear()
         _plan_cache[key] = plan
     return plan
+
+
+# ---------------------------------------------------------------------------
+# memory spaces, uninitialised local memory, and the state contract
+
+#: Set to ``off`` to run kernels that break the state contract on purpose
+#: (state initialised differently per thread, scans over items no load filled).
+CONTRACT_ENV = "STATEFN_SCAN_SIM_CONTRACT"
+
+# where a local array's items came from (one code per item)
+_NEVER, _WRITTEN, _LOADED, _LEFTOVER = 0, 1, 2, 3
+
+
+class _LocalArray(np.ndarray):
+    """A simulated ``cuda.local.array``: poisoned when allocated, its writes recorded.
+
+    A GPU's local memory starts with whatever was there; NumPy's ``empty``
+    often gives zeros, which would hide a missing initialisation. The items
+    are filled with a poison pattern (NaN for floats, bytes ``0xA5``
+    otherwise), and :attr:`origin` records per item whether it was ever
+    written, loaded by ``block.load``, or left over from an earlier load by a
+    partial one.
+    """
+
+    origin: np.ndarray[Any, Any] | None = None
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self.origin = None  # views and copies: set by __getitem__ when they alias
+
+    def __getitem__(self, key: Any) -> Any:
+        out = super().__getitem__(key)
+        if isinstance(out, _LocalArray) and self.origin is not None:
+            view = self.origin[key]
+            out.origin = view if np.shares_memory(view, self.origin) else None
+        return out
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, value)
+        if self.origin is not None:
+            self.origin[key] = _WRITTEN
+
+
+def _local_array(buffer: np.ndarray[Any, Any]) -> _LocalArray:
+    """*buffer* as a tracked, poisoned local array."""
+    array = buffer.view(_LocalArray)
+    if array.dtype.kind == "f":
+        np.ndarray.fill(array, np.nan)
+    else:
+        array.view(np.uint8)[...] = 0xA5
+    array.origin = np.zeros(array.shape, dtype=np.uint8)
+    return array
+
+
+# the simulated shared arrays alive, by id (weak: they die with their block)
+_shared_arrays: weakref.WeakValueDictionary[int, np.ndarray[Any, Any]] = (
+    weakref.WeakValueDictionary()
+)
+
+
+def _root(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def _memory(obj: Any) -> Memory | None:
+    """Where a kernel's array lives: a local or shared allocation, or global memory."""
+    if obj is None or obj is MISSING:
+        return None
+    module = type(obj).__module__ or ""
+    if module.startswith("numba") and type(obj).__name__.startswith("Fake"):
+        return "global"  # a kernel argument (a simulated device array) or a slice of one
+    if not isinstance(obj, np.ndarray):
+        return None
+    root = _root(obj)
+    if isinstance(obj, _LocalArray) or isinstance(root, _LocalArray):
+        return "local"
+    if _shared_arrays.get(id(root)) is root or _shared_arrays.get(id(obj)) is obj:
+        return "shared"
+    return None
+
+
+def _contract_checks() -> bool:
+    return os.environ.get(CONTRACT_ENV, "").strip().lower() not in ("off", "0", "false", "no")
+
+
+def _kernel_site() -> str:
+    """``File "k.py", line 12, in kernel`` and the source of the kernel's call."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame: Any = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        inside = os.path.abspath(filename).startswith(here + os.sep)
+        if not inside and "numba" not in filename and "threading" not in filename:
+            text = linecache.getline(filename, frame.f_lineno).strip()
+            where = f'File "{filename}", line {frame.f_lineno}, in {frame.f_code.co_name}'
+            return f"{where}\n    {text}" if text else where
+        frame = frame.f_back
+    return "(kernel location unknown)"
+
+
+def _contract_error(message: str) -> StateContractError:
+    return StateContractError(f"{_kernel_site()}\n{message}")
+
+
+def _bad_items(values: Any, items: int) -> tuple[int, int] | None:
+    """(item, origin) of the first item a scan reads that was never written or is left over."""
+    origin = getattr(values, "origin", None)
+    if origin is None:
+        return None
+    for i in range(min(items, len(origin))):
+        if origin[i] in (_NEVER, _LEFTOVER):
+            return i, int(origin[i])
+    return None
+
+
+def _items_to_check(plan: ScanPlan, values: Any) -> tuple[int, int] | None:
+    """The first item no load filled, when the scan's carried result takes it in.
+
+    The block aggregate reaches the prefix callback (and so the state carried
+    to the next tile) or ``block_aggregate=``: every item of the tile counts.
+    """
+    if plan.scalar or not (plan.prefix_op is not None or plan.has_block_aggregate):
+        return None
+    return _bad_items(values, plan.items_per_thread)
+
+
+def _check_items(plan: ScanPlan, bad: list[tuple[int, int] | None]) -> None:
+    """Refuse a scan whose carried result takes in items no load filled (any thread's)."""
+    found = next(((rank, b) for rank, b in enumerate(bad) if b is not None), None)
+    if found is None or not _contract_checks():
+        return
+    rank, (item, origin) = found
+    consumer = "the prefix callback" if plan.prefix_op is not None else "block_aggregate="
+    if origin == _NEVER:
+        what = (
+            f"item {item} of thread {rank} was never written (a cuda.local.array starts "
+            "uninitialised, and block.load leaves items past a partial tile's valid range as "
+            "they are)"
+        )
+    else:
+        what = (
+            f"item {item} of thread {rank} is left over from an earlier tile: a partial tile "
+            "was loaded without oob_default=, which leaves items past the valid range as they are"
+        )
+    raise _contract_error(
+        f"{plan.function}: values hold an item that no load filled: {what}, and {consumer} "
+        "takes in the whole tile's aggregate; pass oob_default= to block.load (the operator's "
+        "identity: 0 for a sum, -inf or the dtype's minimum for max)"
+    )
+
+
+def _check_states(plan: ScanPlan, call: _Call, n_callers: int) -> None:
+    """At a state's first call: every calling lane wrote it, and all hold the same value."""
+    if not _contract_checks():
+        return
+    states = call.states[:n_callers]
+    for rank, state in enumerate(states):
+        origin = getattr(state, "origin", None)
+        if origin is not None and origin.size and origin[0] == _NEVER:
+            written = [
+                r
+                for r, s in enumerate(states)
+                if getattr(s, "origin", None) is not None
+                and s.origin.size
+                and s.origin[0] != _NEVER
+            ]
+            also = f" (thread {written[0]} did)" if written else ""
+            raise _contract_error(
+                f"{plan.function}: prefix_state was never written in thread {rank}{also} "
+                f"before the callback's first call; threads 0 to {n_callers - 1} each call it "
+                "with their own state, and a cuda.local.array starts uninitialised; write "
+                "state[0] = <initial value> in every thread before the first scan, not only "
+                "in thread 0"
+            )
+    first = np.asarray(states[0])[:1].tobytes()
+    for rank, state in enumerate(states[1:], start=1):
+        if np.asarray(state)[:1].tobytes() != first:
+            raise _contract_error(
+                f"{plan.function}: prefix_state differs between the threads that call the "
+                f"callback at its first call (thread 0 holds {states[0][0]}, thread {rank} "
+                f"holds {state[0]}); threads 0 to {n_callers - 1} each run the callback on "
+                "their own state, and only thread 0's result counts: initialise the state "
+                f"equally in every thread and read the final state from thread 0 (set "
+                f"{CONTRACT_ENV}=off to run such a kernel anyway)"
+            )
+
+
+# ---------------------------------------------------------------------------
+# callbacks the compiler would refuse
+
+
+_compilable: dict[tuple[str, str], BaseException | None] = {}
+_compilable_lock = threading.Lock()
+
+
+def _checked(plan: ScanPlan | TileIOPlan) -> ScanPlan | TileIOPlan:
+    """*plan*, once its user callbacks are known to name only what Numba can compile."""
+    if isinstance(plan, ScanPlan):
+        user = [plan.prefix_op, None if plan.scan_op.is_builtin else plan.scan_op]
+        for descriptor in user:
+            if descriptor is not None:
+                _check_compilable(descriptor, plan)
+    return plan
+
+
+def _compiled_function(op: Any) -> Any:
+    """The Python function the compiler compiles for a callback's ``op``."""
+    py_func = getattr(op, "py_func", None)
+    if callable(py_func):
+        return py_func
+    if isinstance(op, type):
+        for klass in op.__mro__[:-1]:
+            if "__call__" in vars(klass):
+                return vars(klass)["__call__"]
+    return op
+
+
+def _loaded_globals(code: Any) -> list[str]:
+    import dis
+
+    names: list[str] = []
+    for ins in dis.get_instructions(code):
+        if ins.opname == "LOAD_GLOBAL" and ins.argval not in names:
+            names.append(ins.argval)
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            names += [n for n in _loaded_globals(const) if n not in names]
+    return names
+
+
+def _untypeable(name: str, value: Any) -> str | None:
+    """Why numba-cuda cannot use *value*, named *name* in a callback, as a constant."""
+    from types import BuiltinFunctionType, FunctionType, ModuleType
+
+    from numba.cuda.typing.typeof import Purpose, typeof
+
+    if isinstance(value, ModuleType | type | BuiltinFunctionType | np.ufunc):
+        return None  # attributes are resolved by the compiler; classes are dtypes here
+    module = type(value).__module__ or ""
+    if module.startswith(("numba", "statefn")):
+        return None  # device functions, descriptors
+    if isinstance(value, FunctionType):
+        return f"Untyped global name {name!r}: Cannot determine Numba type of {type(value)}"
+    try:
+        ty = typeof(value, Purpose.constant)
+    except ValueError as exc:
+        return f"Untyped global name {name!r}: {exc}"
+    if ty is None:
+        return f"Untyped global name {name!r}: Cannot determine Numba type of {type(value)}"
+    if type(value) in (list, set, dict, str):
+        return (
+            f"global name {name!r} is a {type(value).__name__} ({ty}), which Numba cannot use "
+            "as a constant in device code"
+        )
+    return None
+
+
+def _check_compilable(descriptor: Any, plan: ScanPlan) -> None:
+    """Refuse a callback that names Python objects numba-cuda cannot compile.
+
+    The compiler types every global a callback loads and every closure cell it
+    reads; these checks use numba-cuda's own ``typeof`` on the same values, so
+    a callback that appends to a Python list or calls a plain Python helper is
+    refused here with the compiler's words instead of running as Python.
+    """
+    key = (descriptor.key, plan.value_dtype.str)
+    with _compilable_lock:
+        if key in _compilable:
+            found = _compilable[key]
+            if found is not None:
+                raise found
+            return
+    fn = _compiled_function(descriptor.op)
+    reason = None
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        namespace = getattr(fn, "__globals__", {})
+        pairs = [(n, namespace[n]) for n in _loaded_globals(code) if n in namespace]
+        for cell_name, cell in zip(code.co_freevars, fn.__closure__ or (), strict=False):
+            try:
+                pairs.append((cell_name, cell.cell_contents))
+            except ValueError:
+                continue
+        for name, value in pairs:
+            reason = _untypeable(name, value)
+            if reason is not None:
+                break
+    error: BaseException | None = None
+    if reason is not None:
+        state = plan.state_dtype if descriptor is plan.prefix_op else None
+        dtypes = f"value dtype {plan.value_dtype}" + (f", state dtype {state}" if state else "")
+        label = (
+            repr(descriptor.name)
+            if descriptor.name is not None
+            else f"{fn.__module__}.{fn.__qualname__}"
+        )
+        cc = SIMULATOR_CC
+        error = statefn.CallbackCompileError(
+            f"could not compile {descriptor.kind} callback {label} for {dtypes} "
+            f"(cc {cc[0]}.{cc[1]}): TypingError: {reason}\n"
+            "The simulator refuses what the compiler refuses: a callback may use numbers, "
+            "tuples, NumPy arrays and scalars, math and numpy functions and "
+            "@cuda.jit(device=True) functions, not Python objects."
+        )
+    with _compilable_lock:
+        _compilable[key] = error
+    if error is not None:
+        raise error
 
 
 # ---------------------------------------------------------------------------
@@ -251,6 +580,7 @@ class _Call:
         self.mismatch: str | None = None
         self.plans: list[ScanPlan | None] = [None] * threads
         self.items: list[Any] = [None] * threads
+        self.unfilled: list[tuple[int, int] | None] = [None] * threads
         self.states: list[Any] = [None] * threads
         self.initial_value: Any = None
         self.computed = False
@@ -276,6 +606,7 @@ class _Call:
                     "types or options than thread 0; every thread of a block must make the "
                     "same call"
                 )
+        _check_items(plan, self.unfilled)
         dtype = plan.value_dtype
         combine = _combiner(plan.scan_op, dtype)
         running: Any = None
@@ -297,6 +628,15 @@ class _BlockState:
         self.lock = threading.Lock()
         self.calls: dict[int, _Call] = {}
         self.sequence = [0] * threads  # scans made so far, per thread
+        self.states: list[Any] = []  # thread 0's state arrays already called with
+
+    def first_use(self, state: Any) -> bool:
+        """Whether the callback is called with thread 0's *state* for the first time."""
+        with self.lock:
+            if any(seen is state for seen in self.states):
+                return False
+            self.states.append(state)
+            return True
 
 
 _blocks: weakref.WeakKeyDictionary[Any, _BlockState] = weakref.WeakKeyDictionary()
@@ -343,9 +683,10 @@ def scan_call(function: str, bound: Mapping[str, Any]) -> Any:
     """
     thread = _current_thread(function)
     launch = _launch_block(thread)
+    memory = _memory(bound.get("prefix_state"))
     options = {k: _unwrap(v) for k, v in bound.items()}
     with np.errstate(all="ignore"):
-        plan = _plan(function, options, launch)
+        plan = _plan(function, options, launch, memory)
         assert isinstance(plan, ScanPlan)
         return _scan(thread, plan, options["values"], options.get("out"), options)
 
@@ -359,6 +700,7 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
     else:
         items = np.array(values[: plan.items_per_thread], dtype=dtype)
 
+    unfilled = _items_to_check(plan, values)
     block = _block_state(thread, threads)
     seq = block.sequence[rank]
     block.sequence[rank] = seq + 1
@@ -371,6 +713,7 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
             call.mismatch = call.function
         call.plans[rank] = plan
         call.items[rank] = items
+        call.unfilled[rank] = unfilled
         call.states[rank] = options.get("prefix_state")
         if rank == 0 and plan.has_initial_value:
             call.initial_value = _cast(options["initial_value"], dtype)
@@ -396,7 +739,7 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
 
     combine = _combiner(plan.scan_op, dtype)
     if plan.prefix_op is not None:
-        _run_prefix(thread, plan, call, rank)
+        _run_prefix(thread, plan, call, rank, block)
         seed = call.prefix
     elif plan.has_initial_value:
         seed = call.initial_value
@@ -438,19 +781,25 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
         return results[0]
     target = values if out is None else out
     target[: plan.items_per_thread] = results
+    origin = getattr(target, "origin", None)
+    if origin is not None:  # the tile's data, as if loaded: a partial load keeps it
+        origin[: plan.items_per_thread] = _LOADED
     return None
 
 
-def _run_prefix(thread: Any, plan: ScanPlan, call: _Call, rank: int) -> None:
+def _run_prefix(thread: Any, plan: ScanPlan, call: _Call, rank: int, block: _BlockState) -> None:
     """Call the prefix callback from the calling lanes, in lane order; publish lane 0's."""
     descriptor = plan.prefix_op
     assert descriptor is not None
     fn = _host_callable(descriptor.op, descriptor)
-    if rank < callers(plan):
+    n_callers = callers(plan)
+    if rank < n_callers:
         _wait(thread, call, lambda: call.turn == rank or call.error is not None)
         if call.error is not None:
             raise call.error
         try:
+            if rank == 0 and plan.stateful and block.first_use(call.states[0]):
+                _check_states(plan, call, n_callers)
             aggregate = call.aggregate
             result = fn(call.states[rank], aggregate) if plan.stateful else fn(aggregate)
             if rank == 0:
@@ -523,11 +872,16 @@ def tile_io_call(function: str, bound: Mapping[str, Any]) -> None:
         if plan.direction == "load":
             oob = options.get("oob_default")
             fill = None if oob is None else _cast(oob, plan.value_dtype)
+            origin = getattr(items, "origin", None)
             for i, pos in enumerate(positions):
                 if pos < valid:
                     items[i] = array[start + pos]
+                    if origin is not None:
+                        origin[i] = _LOADED
                 elif fill is not None:
                     items[i] = fill
+                elif origin is not None and origin[i] in (_LOADED, _LEFTOVER):
+                    origin[i] = _LEFTOVER  # an earlier tile's item, kept as on the GPU
         else:
             for i, pos in enumerate(positions):
                 if pos < valid:
@@ -602,7 +956,9 @@ def _allow_alignment() -> None:
 
     def shared(self: Any, shape: Any, dtype: Any, alignment: Any = None) -> Any:
         if alignment is None or shape == 0:  # dynamic shared memory is one buffer
-            return shared_array(self, shape, dtype)
+            array = shared_array(self, shape, dtype)
+            _shared_arrays[id(array)] = array
+            return array
         align = check(alignment)
         # the simulator's rule: one allocation per calling source line and block
         key = traceback.extract_stack(sys._getframe())[-2][0:2]
@@ -611,11 +967,14 @@ def _allow_alignment() -> None:
             dt = numpy_support.as_dtype(dtype) if isinstance(dtype, types.Type) else dtype
             found = _aligned(np.zeros(shape, dtype=dt), align)
             self._allocations[key] = found
+            _shared_arrays[id(found)] = found
         return found
 
     def local(self: Any, shape: Any, dtype: Any, alignment: Any = None) -> Any:
         array = local_array(self, shape, dtype)
-        return array if alignment is None else _aligned(array, check(alignment))
+        if alignment is not None:
+            array = _aligned(array, check(alignment))
+        return _local_array(array)
 
     shared._scan_aligned = True  # type: ignore[attr-defined]
     kernelapi.FakeCUDAShared.array = shared

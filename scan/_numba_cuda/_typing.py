@@ -150,14 +150,112 @@ def _static_length(func_ir: Any, var: Any) -> int | None:
     return None
 
 
+def _memory(func_ir: Any, var: Any, kernel: bool, depth: int = 0) -> str | None:
+    """Where the array a variable denotes lives: its allocation, or a kernel argument.
+
+    ``local`` and ``shared`` for ``cuda.local.array`` / ``cuda.shared.array``
+    calls (and items or slices of them), ``global`` for a kernel's argument;
+    None when the definition cannot be followed (several definitions, a device
+    function's parameter, a value returned by a call).
+    """
+    from numba import cuda
+
+    if depth > 8:
+        return None
+    try:
+        defn = func_ir.get_definition(var)
+    except KeyError:
+        return None
+    if isinstance(defn, ir.arg_types):
+        return "global" if kernel else None
+    if not isinstance(defn, ir.expr_types):
+        return None
+    if defn.op in ("getitem", "static_getitem"):
+        return _memory(func_ir, defn.value, kernel, depth + 1)
+    if defn.op != "call":
+        return None
+    try:
+        fn = _resolve(func_ir, defn.func)
+    except (LookupError, AttributeError):
+        return None
+    if fn is cuda.local.array:
+        return "local"
+    if fn is cuda.shared.array:
+        return "shared"
+    return None
+
+
+# the hidden literal's entries: "name=length" and "name@memory=where"
+_MEMORY_SUFFIX = "@memory"
+# the callable parameters and the role each is normalised for
+_CALLBACK_ROLES = {"prefix_op": "prefix", "scan_op": "scan_op"}
+
+
+class PlainCallable(types.Dummy):  # type: ignore[misc]
+    """Numba type of a plain function the descriptors refuse (the planner says why)."""
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+        super().__init__(name=f"statefn.refused({getattr(obj, '__qualname__', type(obj))})")
+
+    @property
+    def key(self) -> Any:
+        return (PlainCallable, self.obj)
+
+
+class _Refused:
+    """A plain function offered as a callback that :func:`statefn.normalize` refuses."""
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+
+typeof_impl.register(_Refused)(lambda val, c: PlainCallable(val.obj))
+register_model(PlainCallable)(core_models.OpaqueModel)
+
+
+def _as_descriptor(obj: Any, role: str) -> Any:
+    """The descriptor numba types instead of a plain function passed as a callback.
+
+    numba cannot type a plain Python function (or lambda) named in a kernel;
+    the scans accept one as a callback (``statefn.normalize`` makes it a
+    stateless callback or a scan operator), so the rewrite swaps the global
+    for its descriptor before type inference. A function the descriptors
+    refuse is wrapped so that planning raises the refusal, as in the simulator.
+    """
+    try:
+        return statefn.normalize(obj, role=role)  # type: ignore[call-overload]
+    except statefn.StatefnError:
+        return _Refused(obj)
+
+
+def _plain_function_global(func_ir: Any, var: Any) -> Any:
+    """The global (or free variable) holding a plain function that *var* names, or None."""
+    try:
+        defn = func_ir.get_definition(var)
+    except KeyError:
+        return None
+    if isinstance(defn, ir.global_types + ir.freevar_types) and inspect.isfunction(defn.value):
+        return defn
+    return None
+
+
 @register_rewrite("before-inference")
 class RecordStaticLengths(Rewrite):  # type: ignore[misc]
-    """Add a hidden literal keyword with the operands' local-array lengths."""
+    """Add a hidden literal keyword with the operands' local-array lengths.
+
+    It also records where ``prefix_state`` lives (``prefix_state@memory=shared``),
+    so the planner can refuse state that is not per thread, and swaps plain
+    functions passed as ``prefix_op=``/``scan_op=`` for their descriptors.
+    """
 
     def __init__(self, state: Any) -> None:
         super().__init__(state)
-        self._pending: list[tuple[Any, str, str]] = []
+        self._pending: list[tuple[Any, str, str, list[tuple[Any, str]]]] = []
         self._block: Any = None
+        # a kernel is compiled with a declared void return type; device
+        # functions called from it are typed with none declared
+        self._kernel = getattr(state, "return_type", None) == types.void
 
     def match(self, func_ir: Any, block_: Any, typemap: Any, calltypes: Any) -> bool:
         self._pending = []
@@ -183,7 +281,17 @@ class RecordStaticLengths(Rewrite):  # type: ignore[misc]
                 n = None if var is None else _static_length(func_ir, var)
                 if n is not None:
                     lengths.append(f"{param.name}={n}")
-            self._pending.append((stmt, name, ";".join(lengths)))
+            state_var = bound.arguments.get("prefix_state")
+            where = None if state_var is None else _memory(func_ir, state_var, self._kernel)
+            if where is not None:
+                lengths.append(f"prefix_state{_MEMORY_SUFFIX}={where}")
+            swaps: list[tuple[Any, str]] = []
+            for callback, role in _CALLBACK_ROLES.items():
+                var = bound.arguments.get(callback)
+                defn = None if var is None else _plain_function_global(func_ir, var)
+                if defn is not None:
+                    swaps.append((defn, role))
+            self._pending.append((stmt, name, ";".join(lengths), swaps))
         if self._pending:
             self._block = block_
             return True
@@ -192,16 +300,19 @@ class RecordStaticLengths(Rewrite):  # type: ignore[misc]
     def apply(self) -> Any:
         new_block = self._block.copy()
         new_block.clear()
-        targets = {id(stmt): text for stmt, _, text in self._pending}
+        scope = self._block.scope
+        targets = {id(stmt): text for stmt, _, text, _ in self._pending}
+        for _, _, _, swaps in self._pending:
+            # numba types every global it loads, so the global itself now
+            # holds the descriptor (a plain function would be an untyped global)
+            for defn, role in swaps:
+                defn.value = _as_descriptor(defn.value, role)
         for stmt in self._block.body:
             text = targets.get(id(stmt))
             if text is not None:
-                var = ir.Var(
-                    self._block.scope,
-                    self._block.scope.redefine("$scan_lengths", stmt.loc).name,
-                    stmt.loc,
-                )
-                new_block.append(ir.Assign(ir.Const(text, stmt.loc), var, stmt.loc))
+                loc = stmt.loc
+                var = ir.Var(scope, scope.redefine("$scan_lengths", loc).name, loc)
+                new_block.append(ir.Assign(ir.Const(text, loc), var, loc))
                 stmt.value.kws = [*stmt.value.kws, (LENGTHS_KW, var)]
             new_block.append(stmt)
         return new_block
@@ -244,6 +355,8 @@ def _callable(function: str, name: str, ty: Any) -> Any:
         return None
     if isinstance(ty, DescriptorType):
         return ty.descriptor
+    if isinstance(ty, PlainCallable):
+        return ty.obj
     if isinstance(ty, types.Dispatcher):
         return ty.dispatcher
     if isinstance(ty, types.Literal):
@@ -261,7 +374,7 @@ def _np_dtype(ty: Any) -> np.dtype[Any]:
     return dtype
 
 
-def _converters(lengths: Mapping[str, int]) -> dict[Role, Converter]:
+def _converters(lengths: Mapping[str, int], memory: Mapping[str, str]) -> dict[Role, Converter]:
     def operand(function: str, name: str, ty: Any) -> Operand | None:
         if _absent(ty):
             return None
@@ -271,6 +384,7 @@ def _converters(lengths: Mapping[str, int]) -> dict[Role, Converter]:
                 ndim=ty.ndim,
                 length=lengths.get(name),
                 contiguous=ty.layout == "C",
+                memory=memory.get(name),  # type: ignore[arg-type]
             )
         if isinstance(types.unliteral(ty), types.Boolean):
             raise boolean_operand(function, name)
@@ -287,13 +401,18 @@ def _converters(lengths: Mapping[str, int]) -> dict[Role, Converter]:
     }
 
 
-def _parse_lengths(text: Any) -> dict[str, int]:
-    out: dict[str, int] = {}
+def _parse_lengths(text: Any) -> tuple[dict[str, int], dict[str, str]]:
+    """The hidden literal's lengths and memory spaces, by parameter."""
+    lengths: dict[str, int] = {}
+    memory: dict[str, str] = {}
     if isinstance(text, str) and text:
         for item in text.split(";"):
             key, _, value = item.partition("=")
-            out[key] = int(value)
-    return out
+            if key.endswith(_MEMORY_SUFFIX):
+                memory[key.removesuffix(_MEMORY_SUFFIX)] = value
+            else:
+                lengths[key] = int(value)
+    return lengths, memory
 
 
 def _launch_block() -> Block | None:
@@ -307,8 +426,8 @@ def _launch_block() -> Block | None:
 
 
 def _plan(name: str, bound: Mapping[str, Any], hidden: Any) -> ScanPlan | TileIOPlan:
-    lengths = _parse_lengths(_literal(name, LENGTHS_KW, hidden))
-    facts = collect_facts(name, bound, _converters(lengths))
+    lengths, memory = _parse_lengths(_literal(name, LENGTHS_KW, hidden))
+    facts = collect_facts(name, bound, _converters(lengths, memory))
     return plan_call(name, facts, _launch_block())
 
 
