@@ -12,6 +12,8 @@ Use :mod:`scan.block` inside ``@cuda.jit`` kernels::
 Importing this package registers the typing and lowering of those calls with
 numba-cuda (or, under ``NUMBA_ENABLE_CUDASIM=1``, routes them to the
 simulator). C++ is generated, compiled with NVRTC and cached on first use.
+:func:`compile` compiles and links such a kernel for a given compute
+capability without a GPU.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from ._errors import (
     ScanTypeError,
     ToolchainError,
 )
+from ._numba_cuda import compile_kernel as compile
 from ._numba_cuda import install as _install
 
 _install()
@@ -37,6 +40,7 @@ __all__ = [
     "ScanTypeError",
     "ToolchainError",
     "block",
+    "compile",
 ]
 
 __version__ = "0.1.0"

@@ -289,7 +289,8 @@ def resolve_block(function: str, threads: object, launch_block: Block | None) ->
     if block is None:
         raise PlanError(
             f"{function}: the block shape is unknown; launch the kernel with a block shape "
-            "(kernel[grid, block](...)) or pass a literal threads= (int or 2/3-tuple)"
+            "(kernel[grid, block](...)) or pass a literal threads= (int or 2/3-tuple); "
+            "scan.compile takes the launch's block shape as block="
         )
     if block[0] * block[1] * block[2] > 1024:
         raise PlanError(

@@ -38,7 +38,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("scan.block",),
     ("scan._numba_cuda._linkcache", "scan._numba_cuda._sim"),
     ("scan._numba_cuda._typing",),
-    ("scan._numba_cuda._lowering",),
+    ("scan._numba_cuda._lowering", "scan._numba_cuda._kernel"),
     ("scan._numba_cuda",),
     ("scan",),
     ("scan._cli", "scan.demo"),

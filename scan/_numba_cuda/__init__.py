@@ -5,6 +5,7 @@
   facts, planning), the descriptor type, the local-array length rewrite;
 - :mod:`._lowering`: the call of the provider, the callbacks compiled by
   Numba, the LTO-IR attached to the kernel;
+- :mod:`._kernel`: ``scan.compile``, a kernel compiled and linked without a GPU;
 - :mod:`._linkcache`: linked kernels in the persistent cache (the one place
   that reaches into numba-cuda's code library);
 - :mod:`._sim`: numba's CUDA simulator running the same calls with CUB's
@@ -23,8 +24,9 @@ from numba.core import config as _numba_config
 
 from .._calls import kernel_only, set_host_backend
 from .._errors import PlanError
+from ._kernel import compile_kernel
 
-__all__ = ["SIMULATOR", "CompiledHost", "install"]
+__all__ = ["SIMULATOR", "CompiledHost", "compile_kernel", "install"]
 
 #: True when kernels run in numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``,
 #: read by numba once, when it is first imported).

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ from .._keys import compile_key
 from .._target import arch
 from .._toolchain import dist_version
 
-__all__ = ["KIND", "NEEDED", "attach", "link_key"]
+__all__ = ["KIND", "NEEDED", "attach", "link_key", "link_objects"]
 
 #: Cache kind of linked kernels (``python -m scan cache list`` shows it).
 KIND = "kernel"
@@ -119,16 +120,35 @@ def link_key(library: Any, cc: tuple[Any, ...]) -> str | None:
         if digest is None:
             return None
         inputs.append(digest)
+    kernel = library.get_ltoir(cc=cc)
+    return _key(kernel, inputs, cc, library._max_registers or 0)
+
+
+def _key(kernel_ltoir: bytes, inputs: list[str], cc: tuple[Any, ...], max_registers: int) -> str:
     parts = {
         "version": _KEY_VERSION,
-        "kernel_ltoir": _digest(library.get_ltoir(cc=cc)),
+        "kernel_ltoir": _digest(kernel_ltoir),
         "inputs": ",".join(sorted(inputs)),
         "arch": arch(cc, str(cc[2]) if len(cc) > 2 else ""),
-        "max_registers": str(library._max_registers or 0),
+        "max_registers": str(max_registers),
         "driver": _driver_version(),
         "cuda_core": dist_version("cuda-core"),
     }
     return compile_key(KIND, parts, (int(cc[0]), int(cc[1])))
+
+
+def link_objects(objects: Sequence[bytes], cc: tuple[int, int]) -> bytes:
+    """Link LTO-IR objects (the kernel's first) into a cubin for `cc`, through the cache."""
+    from cuda.core import Linker, LinkerOptions, ObjectCode
+
+    key = _key(objects[0], [f"ltoir:{_digest(o)}" for o in objects[1:]], cc, 0)
+
+    def build() -> Artifact:
+        options = LinkerOptions(arch=arch(cc), link_time_optimization=True)
+        linker = Linker(*(ObjectCode.from_ltoir(o) for o in objects), options=options)
+        return Artifact(payload=bytes(linker.link("cubin").code), meta={})
+
+    return get_or_build(KIND, key, build).payload
 
 
 def _get_cubin(library: Any, original: Any, cc: Any) -> Any:

@@ -15,6 +15,8 @@ library's linked cubin goes through the persistent cache
 
 from __future__ import annotations
 
+import inspect
+import sys
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -73,7 +75,7 @@ def current_cc() -> tuple[int, int]:
     if not cc:
         raise PlanError(
             "scan: the target compute capability is unknown while compiling this kernel; "
-            "compile through a launch on a GPU or pass cc= to cuda.compile/compile_all"
+            "compile through a launch on a GPU or pass cc= to scan.compile/cuda.compile_all"
         )
     return (int(cc[0]), int(cc[1]))
 
@@ -88,7 +90,8 @@ def _ltoir_object(symbol: str, cc: tuple[int, int], data: bytes) -> Any:
         return obj
 
 
-def _built(plan: ScanPlan | TileIOPlan) -> tuple[Built, tuple[int, int]]:
+def _built(context: Any, plan: ScanPlan | TileIOPlan) -> tuple[Built, tuple[int, int]]:
+    _check_complete(context.active_code_library)
     cc = current_cc()
     return build(plan, cc, CALLBACKS), cc
 
@@ -138,6 +141,33 @@ def _empty_slot(context: Any, builder: ir.IRBuilder, ty: Any) -> tuple[ir.Value,
     return slot, builder.bitcast(slot, _I8P)
 
 
+def _check_complete(library: Any) -> None:
+    """Refuse compiles whose product would silently lack the CUB code.
+
+    The provider and the callbacks are LTO-IR link inputs of the kernel: a
+    kernel compiled without link-time optimisation (``compile_ptx``,
+    ``@cuda.jit(lto=False)`` or ``debug=True``) cannot link them, and numba-cuda's
+    ``cuda.compile`` returns the kernel's own code without its link inputs.
+    """
+    from numba.cuda import compiler
+
+    lto = bool(getattr(library, "_lto", True)) or "gen-lto" in getattr(library, "_nvvm_options", {})
+    compile_code = inspect.unwrap(compiler.compile).__code__  # under the compiler lock
+    frame: Any = sys._getframe(1)
+    incomplete = not lto
+    while frame is not None and not incomplete:
+        incomplete = frame.f_code is compile_code
+        frame = frame.f_back
+    if incomplete:
+        raise PlanError(
+            "scan.block calls are linked with the CUB code and callbacks they call, which "
+            "cuda.compile() and cuda.compile_ptx() leave out and kernels without link-time "
+            "optimisation (@cuda.jit(lto=False) or debug=True) cannot link; compile with "
+            "scan.compile(kernel, signature, cc=...) (a linked cubin, or output='ltoir' for every "
+            "object) or cuda.compile_all(..., output='ltoir'), and keep lto on"
+        )
+
+
 def _emit_call(
     context: Any,
     builder: ir.IRBuilder,
@@ -178,7 +208,7 @@ def _call(
 def _lower_scan(name: str, context: Any, builder: Any, sig: Any, args: Any) -> Any:
     plan, bound, vals = _call(name, sig, args)
     assert isinstance(plan, ScanPlan)
-    built, cc = _built(plan)
+    built, cc = _built(context, plan)
     value_ty = types.unliteral(bound["values"]) if plan.scalar else bound["values"].dtype
 
     def ptr(key: str) -> Any:
@@ -213,7 +243,7 @@ def _lower_scan(name: str, context: Any, builder: Any, sig: Any, args: Any) -> A
 def _lower_io(name: str, context: Any, builder: Any, sig: Any, args: Any) -> Any:
     plan, bound, vals = _call(name, sig, args)
     assert isinstance(plan, TileIOPlan)
-    built, cc = _built(plan)
+    built, cc = _built(context, plan)
     array_name = "src" if name == "load" else "dst"
     array_ty = bound[array_name]
     intp = types.intp

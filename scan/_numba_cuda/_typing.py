@@ -20,13 +20,18 @@ compile with an explicit ``cc``.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import inspect
+import linecache
+import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 from numba.cuda import launchconfig, types
+from numba.cuda.core import errors as numba_errors
 from numba.cuda.core import ir
 from numba.cuda.core.rewrites import Rewrite, register_rewrite
 from numba.cuda.cudadecl import registry as typing_registry
@@ -47,10 +52,17 @@ from .._calls import (
     collect_facts,
     plan_call,
 )
-from .._errors import PlanError, ScanTypeError
+from .._errors import PlanError, ScanError, ScanTypeError
 from .._plan import ArrayFact, Block, Operand, ScalarFact, ScanPlan, TileIOPlan
 
-__all__ = ["FUNCTIONS", "LENGTHS_KW", "DescriptorType", "fold_signature", "typed_plan"]
+__all__ = [
+    "FUNCTIONS",
+    "LENGTHS_KW",
+    "DescriptorType",
+    "assume_block",
+    "fold_signature",
+    "typed_plan",
+]
 
 #: The hidden literal keyword carrying the local-array lengths of a call.
 LENGTHS_KW = "_scan_static_lengths"
@@ -415,10 +427,25 @@ def _parse_lengths(text: Any) -> tuple[dict[str, int], dict[str, str]]:
     return lengths, memory
 
 
+_ASSUMED: contextvars.ContextVar[Block | None] = contextvars.ContextVar(
+    "scan_assumed_block", default=None
+)
+
+
+@contextlib.contextmanager
+def assume_block(block: Block | None) -> Iterator[None]:
+    """Compile as if launched with `block` (for compiles that no launch triggers)."""
+    token = _ASSUMED.set(block)
+    try:
+        yield
+    finally:
+        _ASSUMED.reset(token)
+
+
 def _launch_block() -> Block | None:
     cfg = launchconfig.current_launch_config()
     if cfg is None:
-        return None
+        return _ASSUMED.get()
     # the plan bakes the block shape into the code: recompile for other launches
     cfg.dispatcher.mark_launch_config_sensitive()
     bx, by, bz = cfg.blockdim
@@ -439,7 +466,7 @@ _typed_lock = threading.Lock()
 
 def _typed_key(name: str, argtys: tuple[Any, ...]) -> tuple[Any, ...]:
     cfg = launchconfig.current_launch_config()
-    return (name, argtys, None if cfg is None else tuple(cfg.blockdim))
+    return (name, argtys, _ASSUMED.get() if cfg is None else tuple(cfg.blockdim))
 
 
 def typed_plan(name: str, argtys: tuple[Any, ...]) -> ScanPlan | TileIOPlan:
@@ -456,11 +483,100 @@ def typed_plan(name: str, argtys: tuple[Any, ...]) -> ScanPlan | TileIOPlan:
     return _plan(name, {k: v for k, v in bound.items() if not _absent(v)}, hidden)
 
 
+# ---------------------------------------------------------------------------
+# rejections at the user's line
+
+
+class _Located(numba_errors.UnsupportedError):  # type: ignore[misc]
+    """A rejection made while typing a kernel, reported at the call's line.
+
+    A numba error type (not a typing error), so numba neither buries it among
+    "no implementation found" candidates nor shows its own frames: the
+    dispatcher re-raises it with a short traceback. Each concrete class also
+    derives from the rejection's own class (``scan.PlanError``, ...), so
+    ``except`` clauses for those still catch it; :attr:`rejection` is the
+    original exception.
+    """
+
+    rejection: Exception
+    _placed: bool = False
+
+    # numba prefixes the pipeline step ("Failed in cuda mode pipeline (step:
+    # nopython frontend)") by assigning args; the call's site stays first.
+    @property
+    def args(self) -> tuple[Any, ...]:
+        return BaseException.args.__get__(self)  # type: ignore[attr-defined,no-any-return]
+
+    @args.setter
+    def args(self, value: tuple[Any, ...]) -> None:
+        if self._placed and value and isinstance(value[0], str):
+            value = (_PIPELINE.sub("", value[0], count=1), *value[1:])
+        BaseException.args.__set__(self, value)  # type: ignore[attr-defined]
+
+    def add_context(self, msg: str) -> Any:
+        """Put the call's file, line and source first, instead of numba's context lines."""
+        found = _CALL_AT.match(str(msg))
+        if found is None or self._placed:
+            return self
+        self._placed = True
+        self.args = (f"{_call_site(found[1], int(found[2]))}\n{self.rejection}",)
+        return self
+
+
+_CALL_AT = re.compile(r"typing of call at (.+) \((\d+)\)")
+_PIPELINE = re.compile(r"^Failed in \w+ mode pipeline \(step: [^)]*\)\n")
+_LOCATED: dict[type[BaseException], type[_Located]] = {}
+
+
+def _call_site(filename: str, line: int) -> str:
+    """``File "f.py", line 12, in kernel`` and the call's source line."""
+    text = linecache.getline(filename, line)
+    where = f'File "{filename}", line {line}'
+    for back in range(line - 1, 0, -1):  # the enclosing def
+        found = re.match(r"\s*def\s+(\w+)", linecache.getline(filename, back))
+        if found is not None:
+            where += f", in {found[1]}"
+            break
+    return f"{where}\n    {text.strip()}" if text.strip() else where
+
+
+def _located(exc: Exception) -> _Located:
+    cls = _LOCATED.get(type(exc))
+    if cls is None:
+        home = type(exc).__module__.split(".")[0]  # the public package: scan, statefn
+        cls = type(type(exc).__name__, (_Located, type(exc)), {"__module__": home})
+        _LOCATED[type(exc)] = cls
+    error = cls(str(exc), highlighting=False)
+    error.rejection = exc
+    return error
+
+
+class _Rejection(Exception):  # noqa: N818 - a carrier, not an error users see
+    """Carries a located rejection out of numba's template loop."""
+
+    def __init__(self, error: _Located) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class _EntryPointType(types.Function):  # type: ignore[misc]
+    """The Numba type of a :mod:`scan.block` function: its rejections reach the user."""
+
+    def get_call_type(self, context: Any, args: Any, kws: Any) -> Any:
+        try:
+            return super().get_call_type(context, args, kws)
+        except _Rejection as carried:
+            raise carried.error from None
+
+
 def _make_template(name: str) -> type[AbstractTemplate]:
     def generic(self: Any, args: tuple[Any, ...], kws: Mapping[str, Any]) -> Any:
         visible = {k: v for k, v in kws.items() if k != LENGTHS_KW}
-        bound = bind(name, args, visible)
-        plan = _plan(name, bound, kws.get(LENGTHS_KW))
+        try:
+            bound = bind(name, args, visible)
+            plan = _plan(name, bound, kws.get(LENGTHS_KW))
+        except (ScanError, statefn.StatefnError) as exc:
+            raise _Rejection(_located(exc)) from None
         ret = types.none
         if isinstance(plan, ScanPlan) and plan.scalar:
             ret = types.unliteral(bound["values"])
@@ -480,5 +596,6 @@ def _make_template(name: str) -> type[AbstractTemplate]:
     )
 
 
-for _name in FUNCTIONS:
-    typing_registry.register_global(FUNCTIONS[_name])(_make_template(_name))
+for _name, _fn in FUNCTIONS.items():
+    _template = _make_template(_name)
+    typing_registry.register_global(_fn, _EntryPointType(_template))

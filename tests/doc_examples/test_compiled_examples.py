@@ -66,3 +66,11 @@ def test_errors_demo_is_refused_while_typing():
     got = typing_error(errors_demo.forgot_the_state.py_func, (I32,))
     assert got.startswith("PlanError: inclusive_sum: prefix_op=running_total is stateful")
     assert np.dtype(np.int64).name in got
+
+
+def test_quickstart_kernel_compiles_without_a_gpu():
+    from doc_examples.examples import compile_without_gpu as example
+
+    assert example.cubin[:4] == b"\x7fELF"
+    assert b"row_cumsum" in example.cubin
+    assert len(example.objects) == 5  # kernel, load, scan, store, callback

@@ -51,9 +51,14 @@ def link_cubin(codes: Sequence[Any], cc: tuple[int, int] = CC) -> bytes:
 
 
 def typing_error(pyfunc: Callable[..., Any], argtypes: Sequence[Any]) -> str:
-    """The message of the error compiling ``pyfunc`` raises (fails if none)."""
+    """``Type: message`` of the rejection compiling ``pyfunc`` raises (fails if none).
+
+    A rejection made while typing names the call's site first; this returns
+    the rejection itself (``exc.rejection``), as the library made it.
+    """
     try:
         compile_kernel(pyfunc, argtypes)
-    except Exception as exc:  # numba wraps the library's error in a TypingError
+    except Exception as exc:
+        exc = getattr(exc, "rejection", exc)
         return f"{type(exc).__name__}: {exc}"
     raise AssertionError("the kernel compiled but was expected to be rejected")

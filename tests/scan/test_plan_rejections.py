@@ -233,7 +233,8 @@ def test_no_block_shape():
     expect(
         k,
         "inclusive_sum: the block shape is unknown; launch the kernel with a block shape "
-        "(kernel[grid, block](...)) or pass a literal threads= (int or 2/3-tuple)",
+        "(kernel[grid, block](...)) or pass a literal threads= (int or 2/3-tuple); "
+        "scan.compile takes the launch's block shape as block=",
     )
 
 
