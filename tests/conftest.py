@@ -61,3 +61,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             )
         if "sim_only" in item.keywords and not SIMULATOR:
             item.add_marker(pytest.mark.skip(reason="checks the simulator's own behaviour"))
+
+
+#: The simulator's state-contract checks (scan._numba_cuda._sim.CONTRACT_ENV).
+CONTRACT_ENV = "STATEFN_SCAN_SIM_CONTRACT"
+
+
+@pytest.fixture(autouse=True)
+def _state_contract(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The simulator checks the state contract, except in tests that break it on purpose.
+
+    The differential fuzzer draws per-thread initial states (``uniform=False``)
+    to compare each lane's own state with the GPU's; tests marked
+    ``breaks_state_contract`` do the same.
+    """
+    path = request.node.path.parts
+    if "fuzz" in path or request.node.get_closest_marker("breaks_state_contract"):
+        monkeypatch.setenv(CONTRACT_ENV, "off")

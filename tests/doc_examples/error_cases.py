@@ -127,6 +127,12 @@ CASES: dict[str, Callable[[], object]] = {
     ),
     "state_not_1d": lambda: _scan(prefix_op=running_total, prefix_state=ArrayFact(np.int64, 2)),
     "state_length": lambda: _scan(prefix_op=running_total, prefix_state=ArrayFact(np.int64, 1, 2)),
+    "state_shared": lambda: _scan(
+        prefix_op=running_total, prefix_state=ArrayFact(np.int64, 1, 1, memory="shared")
+    ),
+    "state_global": lambda: _scan(
+        prefix_op=running_total, prefix_state=ArrayFact(np.int64, 1, 1, memory="global")
+    ),
     "exclusive_without_seed": lambda: _scan(
         function="exclusive_scan", mode="exclusive", scan_op="max"
     ),

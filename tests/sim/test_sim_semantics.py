@@ -62,6 +62,7 @@ def test_first_warp_calls_the_callback(shape, algorithm, n_callers):
     np.testing.assert_array_equal(calls, expected)
 
 
+@pytest.mark.breaks_state_contract
 @pytest.mark.parametrize("algorithm", ["raking", "raking_memoize", "warp_scans"])
 @pytest.mark.parametrize("entry", ["inclusive_sum", "exclusive_sum"])
 def test_only_thread_zero_return_counts(entry, algorithm):
@@ -77,12 +78,17 @@ def test_only_thread_zero_return_counts(entry, algorithm):
 
 
 @pytest.mark.sim_only
+@pytest.mark.breaks_state_contract  # each thread starts from its own state
 def test_callbacks_run_in_lane_order_each_in_its_own_thread():
-    seen: list[tuple[int, int]] = []
+    # a NumPy array, not a list: the simulator refuses callbacks that use
+    # Python objects the compiler cannot type
+    seen = np.full((64, 2), -1, dtype=np.int64)
+    count = np.zeros(1, dtype=np.int64)
 
     @statefn.stateful(np.int64)
     def record(state, aggregate):
-        seen.append((threading.current_thread().thread_id, int(state[0])))
+        seen[count[0]] = (threading.current_thread().thread_id, state[0])
+        count[0] += 1
         state[0] += 1
         return state[0] - 1
 
@@ -96,7 +102,7 @@ def test_callbacks_run_in_lane_order_each_in_its_own_thread():
     out = np.zeros(40, dtype=np.int32)
     kernel[1, 40](out)
     n = bc.callers(40, "raking")
-    assert seen == [(lane, lane * 100) for lane in range(n)]
+    assert seen[: count[0]].tolist() == [[lane, lane * 100] for lane in range(n)]
     np.testing.assert_array_equal(out, np.arange(1, 41))
 
 

@@ -17,7 +17,8 @@ def copy_rows(src, dst):
     row = cuda.blockIdx.x
     items = cuda.local.array(8, np.float32)
     for base in range(0, src.shape[1], 64 * 8):  # 64 threads x 8 items per tile
-        block.load(src[row], base, items, threads=64)  # src[row]: a 1-D contiguous row
+        # src[row]: a 1-D contiguous row; a partial last tile's other items get 0
+        block.load(src[row], base, items, oob_default=0, threads=64)
         block.store(dst[row], base, items, threads=64)  # a partial last tile is guarded
 
 
