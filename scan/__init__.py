@@ -5,7 +5,7 @@ Use :mod:`scan.block` inside ``@cuda.jit`` kernels::
 
     from scan import block
 
-    block.load(src[row], base, items)
+    block.load(src[row], base, items, oob_default=0)
     block.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state)
     block.store(dst[row], base, items)
 
@@ -25,6 +25,7 @@ from ._errors import (
     PlanError,
     ScanError,
     ScanTypeError,
+    StateContractError,
     ToolchainError,
 )
 from ._numba_cuda import compile_kernel as compile
@@ -38,6 +39,7 @@ __all__ = [
     "PlanError",
     "ScanError",
     "ScanTypeError",
+    "StateContractError",
     "ToolchainError",
     "block",
     "compile",

@@ -24,10 +24,11 @@ import statefn
 
 from ._cache import Artifact, get_or_build
 from ._codegen import CallbackDecl, render_scan, render_tile_io
-from ._compile import compile_provider
+from ._compile import check_target, compile_provider
 from ._errors import PlanError
 from ._keys import compile_key
 from ._plan import ArrayFact, ScanPlan, TileIOPlan, plan_scan, plan_tile_io, resolve_block
+from ._target import arch
 from ._vocab import TempStorageLayout
 
 __all__ = [
@@ -121,7 +122,9 @@ def callback(
             payload=compiled.ltoir, meta={"symbol": compiled.symbol, "c_decl": compiled.c_decl}
         )
 
-    art = get_or_build("callback", key, compile_it)
+    name = getattr(descriptor, "name", None) or getattr(descriptor.op, "__qualname__", "")
+    what = f"{name} for {value_dtype.name} values, {arch(cc)} ({compiler.frontend})"
+    art = get_or_build("callback", key, compile_it, what=what)
     symbol, decl = art.meta["symbol"], art.meta["c_decl"]
     assert isinstance(symbol, str)
     assert isinstance(decl, str)
@@ -141,8 +144,9 @@ def build(
     compiler : CallbackCompiler or None
         Compiles the plan's user callbacks; only None for plans without any.
     """
+    check_target(cc)  # before any callback or provider is compiled
     if isinstance(plan, TileIOPlan):
-        provider = compile_provider(plan.symbol, render_tile_io(plan), cc=cc)
+        provider = compile_provider(plan.symbol, render_tile_io(plan), cc=cc, what=_what(plan))
         return Built(plan.symbol, provider.layout, (LinkInput(plan.symbol, provider.ltoir),))
     scan_cb = prefix_cb = None
     if not plan.scan_op.is_builtin:
@@ -151,12 +155,24 @@ def build(
         prefix_cb = callback(plan.prefix_op, plan.value_dtype, cc, _needed(compiler, plan))
     compiled = [c for c in (scan_cb, prefix_cb) if c is not None]
     source = render_scan(plan, scan_callback=_decl(scan_cb), prefix_callback=_decl(prefix_cb))
-    provider = compile_provider(plan.symbol, source, cc=cc, callbacks=[c.ltoir for c in compiled])
+    provider = compile_provider(
+        plan.symbol, source, cc=cc, callbacks=[c.ltoir for c in compiled], what=_what(plan)
+    )
     link = (
         LinkInput(plan.symbol, provider.ltoir),
         *(LinkInput(c.symbol, c.ltoir) for c in compiled),
     )
     return Built(plan.symbol, provider.layout, link)
+
+
+def _what(plan: ScanPlan | TileIOPlan) -> str:
+    """The plan in a few words, for the log."""
+    shape = "x".join(str(d) for d in plan.block if d > 1) or "1"
+    kind = plan.function if isinstance(plan, ScanPlan) else plan.direction
+    return (
+        f"{plan.symbol} ({kind} of {plan.value_dtype.name}, {shape} threads x "
+        f"{plan.items_per_thread} items, {plan.algorithm})"
+    )
 
 
 def _needed(compiler: CallbackCompiler | None, plan: ScanPlan) -> CallbackCompiler:

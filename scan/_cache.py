@@ -109,6 +109,9 @@ _READ_ONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
 
 _log = logging.getLogger("scan.cache")
 _log.addHandler(logging.NullHandler())
+# Every cold build (NVRTC, a callback, a link) at INFO; hits at DEBUG.
+_build_log = logging.getLogger("scan.build")
+_build_log.addHandler(logging.NullHandler())
 # Frames that are not the user's: a CacheWarning names the first frame outside them.
 _LIBRARY_PACKAGES = ("scan", "statefn", "numba", "numba_cuda", "llvmlite", "importlib")
 
@@ -341,25 +344,33 @@ class ArtifactCache:
             self._memory[key] = artifact
         self._store(key, kind, artifact)
 
-    def get_or_build(self, kind: str, key: str, build: Callable[[], Artifact]) -> Artifact:
+    def get_or_build(
+        self, kind: str, key: str, build: Callable[[], Artifact], *, what: str = ""
+    ) -> Artifact:
         """Return the artifact for `key`: memory, then disk, else ``build()`` and store it.
 
         Counters (:meth:`stats`): ``memory_hits``, ``disk_hits``, ``builds``
         and ``builds:<kind>`` (every call of `build`, successful or not).
-        Concurrent threads asking for one key build it once.
+        Concurrent threads asking for one key build it once. `what` names the
+        artifact in the log: builds at INFO with their time, hits at DEBUG,
+        on the ``scan.build`` logger.
         """
         check_kind(kind)
         _check_key(key)
+        label = f"{kind} {what or key[:16]}"
         with self._lock:
             key_lock = self._key_locks.setdefault(key, threading.Lock())
         with key_lock:
             found = self._lookup(key, kind=kind)
             if found is not None:
+                _build_log.debug("cache hit: %s", label)
                 return found
             with self._lock:
                 self._counts["builds"] += 1
                 self._counts[f"builds:{kind}"] += 1
+            started = time.perf_counter()
             artifact = build()
+            _build_log.info("built %s in %.2f s", label, time.perf_counter() - started)
             if not isinstance(artifact, Artifact):
                 raise TypeError(
                     f"the build callable for a {kind!r} cache entry must return an Artifact; "
@@ -790,9 +801,9 @@ def _reset_default_cache() -> None:
         _default = None
 
 
-def get_or_build(kind: str, key: str, build: Callable[[], Artifact]) -> Artifact:
+def get_or_build(kind: str, key: str, build: Callable[[], Artifact], *, what: str = "") -> Artifact:
     """:meth:`ArtifactCache.get_or_build` on :func:`default_cache`."""
-    return default_cache().get_or_build(kind, key, build)
+    return default_cache().get_or_build(kind, key, build, what=what)
 
 
 def stats() -> dict[str, int]:

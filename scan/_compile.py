@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,13 +21,20 @@ import attrs
 
 from ._cache import Artifact, get_or_build
 from ._codegen import GENERATOR_VERSION
-from ._errors import CompileError
+from ._errors import CompileError, ToolchainError
 from ._keys import compile_key
 from ._target import arch
-from ._toolchain import cccl_include_dirs
+from ._toolchain import cccl_include_dirs, nvjitlink_version, nvrtc_archs, nvrtc_version
 from ._vocab import TempStorageLayout
 
-__all__ = ["DUMP_ENV", "Provider", "compile_provider", "nvrtc_flags", "nvrtc_options"]
+__all__ = [
+    "DUMP_ENV",
+    "Provider",
+    "check_target",
+    "compile_provider",
+    "nvrtc_flags",
+    "nvrtc_options",
+]
 
 #: Set to a folder to keep every generated unit, its options and NVRTC log there.
 DUMP_ENV = "STATEFN_SCAN_DUMP_DIR"
@@ -43,6 +49,25 @@ class Provider:
     symbol: str
     ltoir: bytes
     layout: TempStorageLayout
+
+
+def check_target(cc: tuple[int, int]) -> None:
+    """Refuse a compute capability the loaded NVRTC cannot compile for, before any work.
+
+    Raises
+    ------
+    ToolchainError
+        NVRTC is missing, or does not support `cc`.
+    """
+    archs = nvrtc_archs()
+    if cc[0] * 10 + cc[1] not in archs:
+        major, minor = nvrtc_version()
+        supported = ", ".join(f"sm_{a}" for a in archs)
+        raise ToolchainError(
+            f"NVRTC {major}.{minor} cannot compile for {arch(cc)} (compute capability "
+            f"{cc[0]}.{cc[1]}); it supports {supported}. Target one of those (e.g. cc=(9, 0) "
+            f"for an H100 or H200), or use a CUDA toolkit that still supports {arch(cc)}"
+        )
 
 
 def nvrtc_options(cc: tuple[int, int]) -> dict[str, Any]:
@@ -94,13 +119,13 @@ def include_dirs() -> tuple[str, ...]:
 
 
 def _dump(name: str, source: str, options: Sequence[str], log: str) -> str | None:
+    """Write the unit and its log under ``$STATEFN_SCAN_DUMP_DIR``; None when not asked."""
     folder = os.environ.get(DUMP_ENV)
+    if not folder:
+        return None
     try:
-        if folder:
-            path = Path(folder)
-            path.mkdir(parents=True, exist_ok=True)
-        else:
-            path = Path(tempfile.mkdtemp(prefix="statefn-scan-"))
+        path = Path(folder)
+        path.mkdir(parents=True, exist_ok=True)
         cu = path / f"{name}.cu"
         cu.write_text(source, encoding="utf-8")
         (path / f"{name}.log").write_text(
@@ -114,6 +139,7 @@ def _dump(name: str, source: str, options: Sequence[str], log: str) -> str | Non
 def _nvrtc(name: str, source: str, cc: tuple[int, int]) -> bytes:
     from cuda.core import Program, ProgramOptions
 
+    check_target(cc)  # NVRTC is there and supports the target: what fails now is the unit
     table = nvrtc_options(cc)
     options = ProgramOptions(name=name, **table)
     flags = nvrtc_flags(table)
@@ -123,12 +149,18 @@ def _nvrtc(name: str, source: str, cc: tuple[int, int]) -> bytes:
     except Exception as exc:
         log = str(exc)
         path = _dump(name, source, flags, log)
+        where = (
+            f"source written to {path}"
+            if path
+            else f"set {DUMP_ENV}=<folder> to keep the source and the log"
+        )
         raise CompileError(
-            f"NVRTC could not compile the generated unit {name} for {arch(cc)} "
-            f"(source written to {path}); this is a bug in scan or a CCCL version it does "
-            f"not support: please report it with the source and this log:\n{log}",
+            f"NVRTC could not compile the generated unit {name} for {arch(cc)} ({where}); "
+            "this is a bug in scan or a CCCL version it does not support: please report it "
+            f"with the source and this log:\n{log}",
             log=log,
             source_path=path,
+            source=source,
         ) from exc
     if os.environ.get(DUMP_ENV):
         _dump(name, source, flags, "compiled")
@@ -143,6 +175,7 @@ def _read_layout(
 ) -> TempStorageLayout:
     from cuda.core import Linker, LinkerOptions, ObjectCode
 
+    nvjitlink_version()  # a missing nvJitLink is a ToolchainError, not a link failure
     objs = [ObjectCode.from_ltoir(ltoir)] + [ObjectCode.from_ltoir(c) for c in callbacks]
     opts = LinkerOptions(arch=arch(cc), link_time_optimization=True, ptx=True)
     try:
@@ -168,6 +201,7 @@ def compile_provider(
     *,
     cc: tuple[int, int],
     callbacks: Sequence[bytes] = (),
+    what: str = "",
 ) -> Provider:
     """Compile (or fetch from the cache) one provider unit.
 
@@ -182,7 +216,10 @@ def compile_provider(
     callbacks : sequence of bytes
         LTO-IR of the callbacks the unit calls; only needed to read the
         temp-storage layout (they are linked into kernels separately).
+    what : str
+        What the unit is, for the log.
     """
+    check_target(cc)
     key = compile_key(
         "provider",
         {
@@ -205,7 +242,7 @@ def compile_provider(
         )
 
     with _lock:
-        art = get_or_build("provider", key, build)
+        art = get_or_build("provider", key, build, what=f"{what or symbol} for {arch(cc)}")
     size, align = art.meta["temp_bytes"], art.meta["temp_align"]
     assert isinstance(size, int)
     assert isinstance(align, int)

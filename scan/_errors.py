@@ -41,13 +41,19 @@ class CompileError(ScanError, RuntimeError):
     log : str
         The compiler's log.
     source_path : str or None
-        Where the translation unit was written, when it could be written.
+        Where the translation unit was written (only when ``STATEFN_SCAN_DUMP_DIR``
+        names a folder).
+    source : str
+        The translation unit's text.
     """
 
-    def __init__(self, message: str, *, log: str = "", source_path: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, log: str = "", source_path: str | None = None, source: str = ""
+    ) -> None:
         super().__init__(message)
         self.log = log
         self.source_path = source_path
+        self.source = source
 
 
 class ToolchainError(ScanError, RuntimeError):

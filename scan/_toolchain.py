@@ -38,6 +38,7 @@ __all__ = [
     "dist_version",
     "header_digest",
     "nvjitlink_version",
+    "nvrtc_archs",
     "nvrtc_version",
     "nvvm_version",
     "toolchain_identity",
@@ -300,6 +301,30 @@ def nvrtc_version() -> tuple[int, int]:
 
 
 @functools.cache
+def nvrtc_archs() -> tuple[int, ...]:
+    """The architectures the loaded NVRTC compiles for, as ``major * 10 + minor`` (90 for sm_90).
+
+    Raises
+    ------
+    ToolchainError
+        If NVRTC cannot be loaded.
+    """
+    nvrtc_version()
+    try:
+        from cuda.bindings import nvrtc
+
+        err, archs = nvrtc.nvrtcGetSupportedArchs()
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise RuntimeError(f"nvrtcGetSupportedArchs returned {err}")
+    except Exception as exc:
+        raise ToolchainError(
+            f"Cannot ask NVRTC which architectures it supports ({type(exc).__name__}: {exc}); "
+            "install NVRTC with `pip install 'numba-cuda[cu13]'`."
+        ) from exc
+    return tuple(sorted(int(a) for a in archs))
+
+
+@functools.cache
 def nvjitlink_version() -> tuple[int, int]:
     """Return the (major, minor) version of the nvJitLink library ``cuda.bindings`` loads.
 
@@ -470,5 +495,12 @@ def toolchain_identity(cc: tuple[int, int]) -> dict[str, str]:
 
 def _clear_caches() -> None:
     """Forget every memoised probe (test seam for environment changes)."""
-    for fn in (_locate_cccl, _cccl_version_of, _header_digest, _identity, _library_build):
+    for fn in (
+        _locate_cccl,
+        _cccl_version_of,
+        _header_digest,
+        _identity,
+        _library_build,
+        nvrtc_archs,
+    ):
         fn.cache_clear()

@@ -107,7 +107,7 @@ def compile_kernel(
                 _MEMO[memo_key] = objects
     if output == "ltoir":
         return list(objects)
-    return _linkcache.link_objects(objects, target)
+    return _linkcache.link_objects(objects, target, getattr(pyfunc, "__qualname__", ""))
 
 
 def _objects(

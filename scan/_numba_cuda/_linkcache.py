@@ -37,7 +37,7 @@ from typing import Any
 from .._cache import Artifact, get_or_build
 from .._keys import compile_key
 from .._target import arch
-from .._toolchain import dist_version
+from .._toolchain import dist_version, nvjitlink_version
 
 __all__ = ["KIND", "NEEDED", "attach", "link_key", "link_objects"]
 
@@ -137,18 +137,19 @@ def _key(kernel_ltoir: bytes, inputs: list[str], cc: tuple[Any, ...], max_regist
     return compile_key(KIND, parts, (int(cc[0]), int(cc[1])))
 
 
-def link_objects(objects: Sequence[bytes], cc: tuple[int, int]) -> bytes:
+def link_objects(objects: Sequence[bytes], cc: tuple[int, int], name: str = "") -> bytes:
     """Link LTO-IR objects (the kernel's first) into a cubin for `cc`, through the cache."""
     from cuda.core import Linker, LinkerOptions, ObjectCode
 
     key = _key(objects[0], [f"ltoir:{_digest(o)}" for o in objects[1:]], cc, 0)
 
     def build() -> Artifact:
+        nvjitlink_version()  # a missing nvJitLink is a ToolchainError
         options = LinkerOptions(arch=arch(cc), link_time_optimization=True)
         linker = Linker(*(ObjectCode.from_ltoir(o) for o in objects), options=options)
         return Artifact(payload=bytes(linker.link("cubin").code), meta={})
 
-    return get_or_build(KIND, key, build).payload
+    return get_or_build(KIND, key, build, what=f"{name or '(unnamed)'} for {arch(cc)}").payload
 
 
 def _get_cubin(library: Any, original: Any, cc: Any) -> Any:
@@ -165,11 +166,11 @@ def _get_cubin(library: Any, original: Any, cc: Any) -> Any:
         log = library._linkerinfo_cache.get(cc, "")
         return Artifact(payload=bytes(obj.code), meta={"info_log": str(log or "")})
 
-    art = get_or_build(KIND, key, build)
+    name = str(getattr(library, "_entry_name", None) or "kernel")
+    art = get_or_build(KIND, key, build, what=f"{name} for {arch(cc)}")
     if cc not in library._cubin_cache:  # served from the cache: no link ran here
         from cuda.core import ObjectCode
 
-        name = str(getattr(library, "_entry_name", None) or "kernel")
         library._cubin_cache[cc] = ObjectCode.from_cubin(art.payload, name=name)
         library._linkerinfo_cache[cc] = str(art.meta.get("info_log") or "")
     return library._cubin_cache[cc]

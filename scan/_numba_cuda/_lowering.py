@@ -34,6 +34,7 @@ from .._build import Built, CallbackDescriptor, CompiledCallback, build
 from .._calls import IO_CALLS
 from .._errors import PlanError
 from .._plan import ScanPlan, TileIOPlan
+from .._toolchain import nvvm_version
 from . import _linkcache
 from ._typing import FUNCTIONS, fold_signature, typed_plan
 
@@ -60,6 +61,7 @@ class NumbaCallbacks:
         self, descriptor: CallbackDescriptor, value_dtype: np.dtype[Any], cc: tuple[int, int]
     ) -> CompiledCallback:
         """Compile `descriptor` to the pointer ABI with Numba."""
+        nvvm_version()  # a missing NVVM is a ToolchainError, not a callback's fault
         lowered = _abi.lower(descriptor, value_dtype, cc=cc)
         return CompiledCallback(symbol=lowered.symbol, c_decl=lowered.c_decl, ltoir=lowered.ltoir)
 

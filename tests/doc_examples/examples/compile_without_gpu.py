@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
+import scan
 from doc_examples.examples.quickstart import THREADS, row_cumsum
 
 # magictoken.compile_without_gpu.begin
-import scan
-
 cubin = scan.compile(
     row_cumsum, "void(int32[:, ::1], int32[:, ::1])", cc=(9, 0), block=THREADS
 )  # the launch's block shape
