@@ -3,7 +3,8 @@
 and check there what a user gets: both packages import, ``py.typed`` markers,
 the C++ templates and the typing stubs are present, every public name
 resolves, ``python -m scan --version`` and ``python -m scan doctor`` work from
-the installed package, and ``mypy --strict`` accepts a kernel with no
+the installed package, ``scan.compile`` builds and links a kernel for sm_90,
+and ``mypy --strict`` accepts a kernel with no
 configuration. Source-tree tests alone would hide a file missing from the wheel.
 """
 
@@ -63,6 +64,40 @@ def check_cli(py: Path, work: Path, cache: Path) -> None:
     assert str(ROOT) not in package_line, f"doctor reports the source tree: {package_line}"
 
 
+COMPILE = r"""
+import numpy as np
+from numba import cuda
+import scan, statefn
+from scan import block
+
+@statefn.stateful(np.int64)
+def running_total(state, block_aggregate):
+    prefix = state[0]
+    state[0] = prefix + block_aggregate
+    return prefix
+
+@cuda.jit
+def row_cumsum(src, dst):
+    state = cuda.local.array(1, np.int64)
+    state[0] = 0
+    items = cuda.local.array(4, np.int32)
+    for base in range(0, src.shape[1], 128 * 4):
+        block.load(src[cuda.blockIdx.x], base, items, oob_default=0)
+        block.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state)
+        block.store(dst[cuda.blockIdx.x], base, items)
+
+cubin = scan.compile(row_cumsum, "void(int32[:, ::1], int32[:, ::1])", cc=(9, 0), block=128)
+assert cubin[:4] == b"\x7fELF" and b"row_cumsum" in cubin
+print(f"scan.compile from the wheel: a {len(cubin)}-byte cubin for sm_90")
+"""
+
+
+def check_compile(py: Path, work: Path, cache: Path) -> None:
+    """``scan.compile`` builds and links a kernel for sm_90 from the installed wheel."""
+    env = {**os.environ, "STATEFN_SCAN_CACHE_DIR": str(cache), "NUMBA_ENABLE_CUDASIM": "0"}
+    subprocess.run([py, "-c", COMPILE], check=True, cwd=work, env=env)
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="wheel-check-") as tmp:
         dist = Path(tmp) / "dist"
@@ -81,6 +116,7 @@ def main() -> int:
         work.mkdir()
         subprocess.run([py, "-c", CHECK], check=True, cwd=work)
         check_cli(py, work, Path(tmp) / "cache")
+        check_compile(py, work, Path(tmp) / "cache")
         # Installing the project is enough for mypy: a realistic kernel passes
         # --strict with no configuration, using the installed numba-stubs.
         subprocess.run([py, "-m", "pip", "install", "-q", "mypy"], check=True)
