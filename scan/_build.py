@@ -15,6 +15,9 @@ Nothing here imports Numba.
 
 from __future__ import annotations
 
+import concurrent.futures
+import functools
+import os
 from typing import Any, Protocol, TypeAlias
 
 import attrs
@@ -32,6 +35,7 @@ from ._target import arch
 from ._vocab import TempStorageLayout
 
 __all__ = [
+    "ENV_COMPILE_THREADS",
     "Built",
     "CallbackCompiler",
     "CallbackDescriptor",
@@ -39,6 +43,7 @@ __all__ = [
     "LinkInput",
     "build",
     "callback",
+    "prefetch",
     "temp_storage_layout",
 ]
 
@@ -145,24 +150,82 @@ def build(
         Compiles the plan's user callbacks; only None for plans without any.
     """
     check_target(cc)  # before any callback or provider is compiled
-    if isinstance(plan, TileIOPlan):
-        provider = compile_provider(plan.symbol, render_tile_io(plan), cc=cc, what=_what(plan))
-        return Built(plan.symbol, provider.layout, (LinkInput(plan.symbol, provider.ltoir),))
-    scan_cb = prefix_cb = None
-    if not plan.scan_op.is_builtin:
-        scan_cb = callback(plan.scan_op, plan.value_dtype, cc, _needed(compiler, plan))
-    if plan.prefix_op is not None:
-        prefix_cb = callback(plan.prefix_op, plan.value_dtype, cc, _needed(compiler, plan))
-    compiled = [c for c in (scan_cb, prefix_cb) if c is not None]
-    source = render_scan(plan, scan_callback=_decl(scan_cb), prefix_callback=_decl(prefix_cb))
-    provider = compile_provider(
-        plan.symbol, source, cc=cc, callbacks=[c.ltoir for c in compiled], what=_what(plan)
-    )
+    provider = compile_provider(plan.symbol, _source(plan), cc=cc, what=_what(plan))
+    compiled = []
+    for descriptor in _callbacks(plan):
+        done = callback(descriptor, plan.value_dtype, cc, _needed(compiler, plan))
+        if done.symbol != statefn.pointer_abi(descriptor, plan.value_dtype)[0]:
+            raise TypeError(
+                f"{compiler!r} compiled {done.symbol}, not the symbol of statefn.pointer_abi"
+            )
+        compiled.append(done)
     link = (
         LinkInput(plan.symbol, provider.ltoir),
         *(LinkInput(c.symbol, c.ltoir) for c in compiled),
     )
     return Built(plan.symbol, provider.layout, link)
+
+
+def prefetch(plan: ScanPlan | TileIOPlan, cc: tuple[int, int]) -> None:
+    """Start compiling `plan`'s provider in the background; :func:`build` then finds it.
+
+    Front ends call this as soon as a call is planned (while the kernel is
+    typed), so a kernel's NVRTC units compile side by side (NVRTC releases
+    the GIL) instead of one after another as its calls are lowered. A failure
+    here is ignored: :func:`build` compiles again and raises it.
+    """
+    pool = _pool()
+    if pool is None:
+        return
+    try:
+        check_target(cc)
+        source = _source(plan)
+    except Exception:  # build() raises it where the user sees it
+        return
+    pool.submit(compile_provider, plan.symbol, source, cc=cc, what=_what(plan))
+
+
+#: How many NVRTC compiles may run in the background (0 or 1: none, compile as
+#: calls are lowered); default ``min(8, os.cpu_count())``.
+ENV_COMPILE_THREADS = "STATEFN_SCAN_COMPILE_THREADS"
+
+
+@functools.cache
+def _pool() -> concurrent.futures.ThreadPoolExecutor | None:
+    text = os.environ.get(ENV_COMPILE_THREADS, "").strip()
+    workers = int(text) if text.isdigit() else min(8, os.cpu_count() or 1)
+    if workers <= 1:
+        return None
+    return concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="scan-nvrtc")
+
+
+def _callbacks(plan: ScanPlan | TileIOPlan) -> list[CallbackDescriptor]:
+    if isinstance(plan, TileIOPlan):
+        return []
+    users: list[CallbackDescriptor] = []
+    if not plan.scan_op.is_builtin:
+        users.append(plan.scan_op)
+    if plan.prefix_op is not None:
+        users.append(plan.prefix_op)
+    return users
+
+
+def _source(plan: ScanPlan | TileIOPlan) -> str:
+    """The provider's C++: callbacks are declared by their pointer-ABI symbols only."""
+    if isinstance(plan, TileIOPlan):
+        return render_tile_io(plan)
+
+    def decl(descriptor: CallbackDescriptor | None) -> CallbackDecl | None:
+        if descriptor is None:
+            return None
+        symbol, c_decl = statefn.pointer_abi(descriptor, plan.value_dtype)
+        return CallbackDecl(symbol=symbol, c_decl=c_decl)
+
+    return render_scan(
+        plan,
+        scan_callback=None if plan.scan_op.is_builtin else decl(plan.scan_op),
+        prefix_callback=decl(plan.prefix_op),
+    )
 
 
 def _what(plan: ScanPlan | TileIOPlan) -> str:
@@ -175,16 +238,10 @@ def _what(plan: ScanPlan | TileIOPlan) -> str:
     )
 
 
-def _needed(compiler: CallbackCompiler | None, plan: ScanPlan) -> CallbackCompiler:
+def _needed(compiler: CallbackCompiler | None, plan: ScanPlan | TileIOPlan) -> CallbackCompiler:
     if compiler is None:
-        raise TypeError(f"{plan.function}: building user callbacks needs a callback compiler")
+        raise TypeError(f"{plan.symbol}: building user callbacks needs a callback compiler")
     return compiler
-
-
-def _decl(compiled: CompiledCallback | None) -> CallbackDecl | None:
-    return (
-        None if compiled is None else CallbackDecl(symbol=compiled.symbol, c_decl=compiled.c_decl)
-    )
 
 
 def temp_storage_layout(
@@ -231,4 +288,6 @@ def temp_storage_layout(
         raise PlanError(
             f"temp_storage: primitive must be 'scan', 'load' or 'store' (got {primitive!r})"
         )
-    return build(plan, cc, None).layout
+    size, alignment = build(plan, cc, None).layout
+    # numba-cuda allocates aligned shared arrays in multiples of 8 bytes
+    return TempStorageLayout(size, max(alignment, 8))

@@ -9,14 +9,18 @@ Decisions, each with its reason:
 - **No pickle, nothing executable.** An entry is ``<key>.bin`` (the raw
   payload, e.g. LTO-IR, so ordinary tools can read it) and ``<key>.json``
   (schema, key, kind, meta, payload size and sha256). Loading never runs code.
-- **Atomic writes without locks.** Each file is written to a temp file in the
-  same directory and moved into place with :func:`os.replace`; the payload
-  first, the record last (the record is the commit point). Readers verify the
-  record's key and the payload's size and sha256, so a half-written or
-  mismatched pair is never returned. After committing, a writer re-reads the
-  payload and repairs the pair if a concurrent writer with *different* bytes
-  interleaved; with identical bytes (the normal, deterministic case) every
-  interleaving is already valid.
+- **Atomic writes; builds locked per key across processes.** Each file is
+  written to a temp file in the same directory and moved into place with
+  :func:`os.replace`; the payload first, the record last (the record is the
+  commit point). Readers verify the record's key and the payload's size and
+  sha256, so a half-written or mismatched pair is never returned. After
+  committing, a writer re-reads the payload and repairs the pair if a
+  concurrent writer with *different* bytes interleaved; with identical bytes
+  (the normal, deterministic case) every interleaving is already valid. A
+  process about to build holds ``.<key>.lock`` (``flock``) and looks again
+  once it has it, so processes started together (a test suite's workers, a job
+  array) compile each artifact once; the system drops the lock with its
+  holder, so a crash leaves no stale lock behind.
 - **Corruption is a miss.** An entry that fails verification is deleted and
   rebuilt; that needs no action, so it is logged (``scan.cache``, INFO). Only
   an entry that cannot be deleted gives a :class:`CacheWarning`.
@@ -63,12 +67,17 @@ import time
 import types
 import warnings
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeAlias
 
 import attrs
+
+try:
+    import fcntl
+except ImportError:  # not on Windows: processes build side by side
+    fcntl = None  # type: ignore[assignment]
 
 from ._errors import CacheWarning
 from ._keys import check_kind
@@ -101,6 +110,7 @@ _DEFAULT_MAX_BYTES = 1 << 30
 _KEY_RE = re.compile(r"^[0-9a-f]{64}$")
 _ENTRY_RE = re.compile(r"^([0-9a-f]{64})\.(bin|json)$")
 _TEMP_RE = re.compile(r"^\.[0-9a-f]{64}\.(bin|json)\.[A-Za-z0-9_]+\.tmp$")
+_LOCK_RE = re.compile(r"^\.[0-9a-f]{64}\.lock$")
 _STALE_TEMP_SECONDS = 3600.0
 _OFF = {"0", "off", "false", "no"}
 # A write failing with these means the folder is read-only by design (a shipped
@@ -362,24 +372,56 @@ class ArtifactCache:
             key_lock = self._key_locks.setdefault(key, threading.Lock())
         with key_lock:
             found = self._lookup(key, kind=kind)
-            if found is not None:
-                _build_log.debug("cache hit: %s", label)
-                return found
-            with self._lock:
-                self._counts["builds"] += 1
-                self._counts[f"builds:{kind}"] += 1
-            started = time.perf_counter()
-            artifact = build()
-            _build_log.info("built %s in %.2f s", label, time.perf_counter() - started)
-            if not isinstance(artifact, Artifact):
-                raise TypeError(
-                    f"the build callable for a {kind!r} cache entry must return an Artifact; "
-                    f"got {type(artifact).__name__}."
-                )
-            with self._lock:
-                self._memory[key] = artifact
-            self._store(key, kind, artifact)
-            return artifact
+            if found is None:
+                with self._process_lock(key):
+                    # another process may have built it while this one waited
+                    found = self._lookup(key, kind=kind)
+                    if found is None:
+                        return self._build(kind, key, build, label)
+            _build_log.debug("cache hit: %s", label)
+            return found
+
+    def _build(self, kind: str, key: str, build: Callable[[], Artifact], label: str) -> Artifact:
+        with self._lock:
+            self._counts["builds"] += 1
+            self._counts[f"builds:{kind}"] += 1
+        started = time.perf_counter()
+        artifact = build()
+        _build_log.info("built %s in %.2f s", label, time.perf_counter() - started)
+        if not isinstance(artifact, Artifact):
+            raise TypeError(
+                f"the build callable for a {kind!r} cache entry must return an Artifact; "
+                f"got {type(artifact).__name__}."
+            )
+        with self._lock:
+            self._memory[key] = artifact
+        self._store(key, kind, artifact)
+        return artifact
+
+    @contextlib.contextmanager
+    def _process_lock(self, key: str) -> Iterator[None]:
+        """Hold ``.<key>.lock`` in the directory, so processes build one key once.
+
+        ``flock`` locks belong to the open file: the system releases them when
+        the holder exits or crashes, so a lock file left behind is never
+        stale. Without a writable directory (or on a system without
+        ``fcntl``) processes simply build side by side, as before.
+        """
+        directory = self._disk()
+        if fcntl is None or directory is None or self._state != "ok":
+            yield
+            return
+        try:
+            fd = os.open(directory / f".{key}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            yield
+            return
+        try:
+            with contextlib.suppress(OSError):  # a file system without locks: build unguarded
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
 
     def stats(self) -> dict[str, int]:
         """Return a copy of the counters (hits, builds, builds per kind, writes, discards)."""
@@ -650,7 +692,11 @@ class ArtifactCache:
         try:
             with os.scandir(directory) as it:
                 for de in it:
-                    if not (_ENTRY_RE.match(de.name) or _TEMP_RE.match(de.name)):
+                    if not (
+                        _ENTRY_RE.match(de.name)
+                        or _TEMP_RE.match(de.name)
+                        or _LOCK_RE.match(de.name)
+                    ):
                         continue
                     with contextlib.suppress(OSError):
                         st = de.stat(follow_symlinks=False)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,8 +37,6 @@ __all__ = [
 
 #: Set to a folder to keep every generated unit, its options and NVRTC log there.
 DUMP_ENV = "STATEFN_SCAN_DUMP_DIR"
-
-_lock = threading.Lock()
 
 
 @attrs.frozen
@@ -170,13 +167,12 @@ def _nvrtc(name: str, source: str, cc: tuple[int, int]) -> bytes:
 _CONST = re.compile(r"\.u32\s+(\w+)_temp_(bytes|align)\s*=\s*(\d+)\s*;")
 
 
-def _read_layout(
-    symbol: str, ltoir: bytes, callbacks: Sequence[bytes], cc: tuple[int, int]
-) -> TempStorageLayout:
+def _read_layout(symbol: str, ltoir: bytes, cc: tuple[int, int]) -> TempStorageLayout:
+    # PTX may call functions it does not define: the callbacks' code is not needed here
     from cuda.core import Linker, LinkerOptions, ObjectCode
 
     nvjitlink_version()  # a missing nvJitLink is a ToolchainError, not a link failure
-    objs = [ObjectCode.from_ltoir(ltoir)] + [ObjectCode.from_ltoir(c) for c in callbacks]
+    objs = [ObjectCode.from_ltoir(ltoir)]
     opts = LinkerOptions(arch=arch(cc), link_time_optimization=True, ptx=True)
     try:
         ptx = Linker(*objs, options=opts).link("ptx").code
@@ -200,7 +196,6 @@ def compile_provider(
     source: str,
     *,
     cc: tuple[int, int],
-    callbacks: Sequence[bytes] = (),
     what: str = "",
 ) -> Provider:
     """Compile (or fetch from the cache) one provider unit.
@@ -213,9 +208,6 @@ def compile_provider(
         The unit's text (from :mod:`scan._codegen`).
     cc : tuple of int
         Target compute capability.
-    callbacks : sequence of bytes
-        LTO-IR of the callbacks the unit calls; only needed to read the
-        temp-storage layout (they are linked into kernels separately).
     what : str
         What the unit is, for the log.
     """
@@ -235,14 +227,14 @@ def compile_provider(
 
     def build() -> Artifact:
         ltoir = _nvrtc(symbol, source, cc)
-        layout = _read_layout(symbol, ltoir, callbacks, cc)
+        layout = _read_layout(symbol, ltoir, cc)
         return Artifact(
             payload=ltoir,
             meta={"temp_bytes": layout.size, "temp_align": layout.alignment, "symbol": symbol},
         )
 
-    with _lock:
-        art = get_or_build("provider", key, build, what=f"{what or symbol} for {arch(cc)}")
+    # the cache builds each key once, even when threads (prefetch) ask together
+    art = get_or_build("provider", key, build, what=f"{what or symbol} for {arch(cc)}")
     size, align = art.meta["temp_bytes"], art.meta["temp_align"]
     assert isinstance(size, int)
     assert isinstance(align, int)

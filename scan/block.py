@@ -208,7 +208,8 @@ def temp_storage(
             block.inclusive_sum(items, items, temp_storage=temp)
 
     One buffer can serve several primitives in turn (barriers between them):
-    take the largest size and alignment.
+    take the largest size and alignment. The alignment is at least 8, the
+    smallest numba-cuda accepts for ``cuda.shared.array(..., alignment=)``.
 
     Parameters
     ----------

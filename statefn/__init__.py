@@ -20,6 +20,7 @@ spelling. Importing this package imports no CUDA module.
 
 from __future__ import annotations
 
+from ._abi import pointer_abi
 from ._descriptors import (
     BUILTIN_OPERATORS,
     BuiltinOperator,
@@ -62,6 +63,7 @@ __all__ = [
     "UnknownOperatorError",
     "ValueT",
     "normalize",
+    "pointer_abi",
     "scan_op",
     "stateful",
     "stateless",

@@ -41,7 +41,7 @@ from ._descriptors import Descriptor, ScanOperator, StatefulFunction, StatelessF
 from ._dtypes import as_numeric_dtype, dtype_code
 from ._errors import CallbackCompileError, RoleError, describe_callable
 
-__all__ = ["LoweredCallback", "lower"]
+__all__ = ["LoweredCallback", "lower", "pointer_abi"]
 
 _PARAMS: dict[str, str] = {
     "stateful": "void* result, void* state, const void* aggregate",
@@ -102,6 +102,32 @@ def _check_cc(cc: object) -> tuple[int, int]:
     )
 
 
+def pointer_abi(descriptor: Descriptor, value_dtype: npt.DTypeLike) -> tuple[str, str]:
+    """The ``extern "C"`` symbol and C++ declaration `descriptor` lowers to for `value_dtype`.
+
+    Known before anything is compiled (generated code can declare the callback
+    while its compilation runs elsewhere); :func:`lower` defines exactly this
+    symbol. Unique per (key, kind, value dtype, state dtype).
+
+    Parameters
+    ----------
+    descriptor : StatefulFunction, StatelessFunction or ScanOperator
+    value_dtype : dtype-like
+
+    Returns
+    -------
+    tuple of str
+        ``(symbol, declaration)``.
+
+    .. versionadded:: 0.1
+    """
+    value_dt = as_numeric_dtype(value_dtype, what="value dtype")
+    state_dt = descriptor.state_dtype if isinstance(descriptor, StatefulFunction) else None
+    kind = descriptor.kind
+    symbol = f"statefn_{kind}_{descriptor.key[:20]}_{dtype_code(value_dt)}_{dtype_code(state_dt)}"
+    return symbol, f'extern "C" __device__ int {symbol}({_PARAMS[kind]});'
+
+
 def lower(
     descriptor: Descriptor, value_dtype: npt.DTypeLike, *, cc: tuple[int, int]
 ) -> LoweredCallback:
@@ -153,16 +179,14 @@ def lower(
         found = _MEMO.get(memo_key)
         if found is not None:
             return found
-        symbol = (
-            f"statefn_{kind}_{descriptor.key[:20]}_{dtype_code(value_dt)}_{dtype_code(state_dt)}"
-        )
+        symbol, c_decl = pointer_abi(descriptor, value_dt)
         fn = callback_function(descriptor.op)
         if fn is None:  # pragma: no cover - descriptors validate this at construction
             raise TypeError(f"descriptor op {describe_callable(descriptor.op)} is not a function")
         ltoir = _compile(kind, fn, descriptor.name, value_dt, state_dt, target, symbol)
         lowered = LoweredCallback(
             symbol=symbol,
-            c_decl=f'extern "C" __device__ int {symbol}({_PARAMS[kind]});',
+            c_decl=c_decl,
             ltoir=ltoir,
             kind=kind,
             value_dtype=value_dt,

@@ -257,6 +257,10 @@ def _lower_io(name: str, context: Any, builder: Any, sig: Any, args: Any) -> Any
         requested = context.cast(builder, vals["valid_items"], valid_ty, intp)
         smaller = builder.icmp_signed("<", requested, valid)
         valid = builder.select(smaller, requested, valid)
+    # a tile that would start before the array is empty, as one past its end is
+    zero = ir.Constant(valid.type, 0)
+    before = builder.icmp_signed("<", offset, zero)
+    valid = builder.select(before, zero, valid)
     base = _element_pointer(context, builder, array_ty, vals[array_name], offset)
     items_ptr = _data_pointer(context, builder, bound["items"], vals["items"])
     value_ty = array_ty.dtype

@@ -50,6 +50,8 @@ NOT_USER_FACING = {
     ": items must be a local array",
     # the build layer's own invariant: front ends always pass their callback compiler
     ": building user callbacks needs a callback compiler",
+    # a front end's callback compiler that breaks the pointer ABI's naming (a bug)
+    ", not the symbol of statefn.pointer_abi",
     # importing scan always installs a host backend
     "temp_storage: no compute capability given; pass cc=(major, minor)",
 }

@@ -139,3 +139,27 @@ def test_launch_with_fewer_threads_than_threads_is_refused(kernel):
     want = np.cumsum(a[:64]) if kernel is fixed_scan else a[:64]
     np.testing.assert_array_equal(got[:64], want)
     np.testing.assert_array_equal(got[64:], a[64:])  # the refused launches wrote nothing
+
+
+# ---------------------------------------------------------------- negative offsets
+
+
+@pytest.mark.parametrize("algorithm", bc.TILE_ALGORITHMS)
+def test_negative_offset_is_an_empty_tile_on_a_gpu_and_an_error_in_the_simulator(algorithm):
+    from conftest import SIMULATOR
+
+    src = (np.arange(N) % 50 + 1).astype(np.int32)
+    offsets = np.array([-5, -TILE, -(1 << 40)], dtype=np.int64)
+    valids = np.full(len(offsets), BIG, dtype=np.int64)
+    dst = np.full((len(offsets), N), FILL, dtype=np.int32)
+    loaded = np.zeros((len(offsets), TILE), dtype=np.int32)
+    d_dst, d_loaded = cuda.to_device(dst), cuda.to_device(loaded)
+    launch = io_kernel(algorithm, "int32", True)[len(offsets), THREADS]
+    args = (cuda.to_device(src), d_dst, cuda.to_device(offsets), cuda.to_device(valids), d_loaded)
+    if SIMULATOR:
+        with pytest.raises(IndexError, match="is negative; the tile would start before the array"):
+            launch(*args)
+        return
+    launch(*args)
+    np.testing.assert_array_equal(d_loaded.copy_to_host(), np.full_like(loaded, OOB))
+    np.testing.assert_array_equal(d_dst.copy_to_host(), dst)
