@@ -11,7 +11,11 @@ process starts with an empty cache directory, later ones reuse it; each
 reports the library's build counters, so a warm process must show zero NVRTC,
 callback and link builds.
 
-    python bench/compile_times.py [--repeats 3]
+    python bench/compile_times.py [--repeats 3] [--concurrent 4]
+
+Cold processes run twice: with the background NVRTC compiles (the default)
+and with ``STATEFN_SCAN_COMPILE_THREADS=1``; ``--concurrent N`` starts N cold
+processes at once on one cache folder (each artifact must be built once).
 """
 
 from __future__ import annotations
@@ -80,24 +84,74 @@ CHILD = textwrap.dedent(
 )
 
 
-def _run(kind: str, cache_dir: str) -> dict[str, object]:
-    env = dict(os.environ, STATEFN_SCAN_CACHE_DIR=cache_dir)
+def _env(cache_dir: str, **extra: str) -> dict[str, str]:
+    env = dict(os.environ, STATEFN_SCAN_CACHE_DIR=cache_dir, **extra)
     env.pop("NUMBA_ENABLE_CUDASIM", None)
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, kind], env=env, capture_output=True, text=True, check=True
-    )
-    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    return env
+
+
+def _parse(stdout: str) -> dict[str, object]:
+    result: dict[str, object] = json.loads(stdout.strip().splitlines()[-1])
     return result
+
+
+def _run(kind: str, cache_dir: str, **extra: str) -> dict[str, object]:
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, kind],
+        env=_env(cache_dir, **extra),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return _parse(out.stdout)
+
+
+def _together(n: int, cache_dir: str) -> list[dict[str, object]]:
+    """`n` cold scan processes started at once on one cache folder."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", CHILD, "scan"],
+            env=_env(cache_dir),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(n)
+    ]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate()
+        if proc.returncode != 0:
+            raise RuntimeError(err)
+        results.append(_parse(out))
+    return results
 
 
 def main(argv: list[str] | None = None) -> int:
     """Print a table of cold/warm/plain compile-and-link times."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--concurrent", type=int, default=4, help="cold processes at once")
     args = parser.parse_args(argv)
     rows: list[tuple[str, dict[str, object]]] = []
+    for _ in range(args.repeats):
+        with tempfile.TemporaryDirectory(prefix="scan-cache-") as cache:
+            rows.append(
+                (
+                    "scan, cold, one compile at a time",
+                    _run("scan", cache, STATEFN_SCAN_COMPILE_THREADS="1"),
+                )
+            )
+        with tempfile.TemporaryDirectory(prefix="scan-cache-") as cache:
+            rows.append(("scan, cold cache", _run("scan", cache)))
+    if args.concurrent > 1:
+        with tempfile.TemporaryDirectory(prefix="scan-cache-") as cache:
+            rows += [
+                (f"scan, cold, {args.concurrent} processes at once", r)
+                for r in _together(args.concurrent, cache)
+            ]
     with tempfile.TemporaryDirectory(prefix="scan-cache-") as cache:
-        rows.append(("scan, cold cache", _run("scan", cache)))
+        _run("scan", cache)
         rows += [("scan, warm cache", _run("scan", cache)) for _ in range(args.repeats)]
         with tempfile.TemporaryDirectory(prefix="scan-cache-") as empty:
             rows += [("plain Numba", _run("plain", empty)) for _ in range(args.repeats)]
@@ -119,7 +173,22 @@ def main(argv: list[str] | None = None) -> int:
         return statistics.median(float(str(r["total"])) for n, r in rows if n == label)
 
     warm, plain = median("scan, warm cache"), median("plain Numba")
+    cold, serial = median("scan, cold cache"), median("scan, cold, one compile at a time")
     print(f"\nwarm / plain (medians): {warm:.2f} s / {plain:.2f} s = {warm / plain:.2f}x")
+    print(f"cold: {cold:.2f} s (one compile at a time: {serial:.2f} s)")
+    if args.concurrent > 1:
+        together = [float(str(r["total"])) for n, r in rows if n.endswith("processes at once")]
+        print(
+            f"{args.concurrent} cold processes at once: slowest {max(together):.2f} s "
+            f"= {max(together) / cold:.2f}x one alone; NVRTC builds in all: "
+            + str(
+                sum(
+                    int(r["stats"].get("builds:provider", 0))  # type: ignore[union-attr]
+                    for n, r in rows
+                    if n.endswith("processes at once")
+                )
+            )
+        )
     return 0
 
 
