@@ -40,13 +40,19 @@ LAYERS: list[tuple[str, ...]] = [
     ("scan._numba_cuda._typing",),
     ("scan._numba_cuda._lowering", "scan._numba_cuda._kernel"),
     ("scan._numba_cuda",),
+    ("scan._numba_cuda_mlir._target",),
+    ("scan._numba_cuda_mlir._typing", "scan._numba_cuda_mlir._callbacks"),
+    ("scan._numba_cuda_mlir._lowering",),
+    ("scan._numba_cuda_mlir._kernel",),
+    ("scan._numba_cuda_mlir",),
     ("scan",),
     ("scan._cli", "scan.demo"),
     ("scan.__main__",),
 ]
 RANK = {module: i for i, layer in enumerate(LAYERS) for module in layer}
 
-#: The front end: the only modules that may import numba, numba_cuda or llvmlite.
+#: The front ends: the only modules that may import numba, numba_cuda, numba_cuda_mlir or
+#: llvmlite (``scan._numba_cuda`` and ``scan._numba_cuda_mlir`` side by side).
 FRONT_END = {m for m in RANK if m.startswith("scan._numba_cuda")} | {"statefn._abi", "scan.demo"}
 #: Private modules of one package that the other may import (STYLE.md: a declared friend).
 FRIENDS = {("scan._numba_cuda._lowering", "statefn._abi")}
@@ -142,7 +148,7 @@ def test_core_imports_no_numba():
             continue
         for target, _ in _imports(module, path):
             root = target.split(".")[0]
-            assert root not in ("numba", "numba_cuda", "llvmlite"), (
+            assert root not in ("numba", "numba_cuda", "numba_cuda_mlir", "llvmlite"), (
                 f"{module} imports {target}: only the front end may import Numba"
             )
 

@@ -1,0 +1,444 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Typing of :mod:`scan.block` calls in numba-cuda-mlir kernels.
+
+Importing this module registers, with numba-cuda-mlir's extension registries:
+
+* a typeof for statefn descriptors, so kernels can name them as globals;
+* a whole-function planner (numba-cuda-mlir's hook that runs after inlining,
+  before type inference) that adds one hidden literal keyword to every call:
+  the literal lengths of the local arrays passed (items per thread is a C++
+  template parameter, and Numba's array types carry no shape), where
+  ``prefix_state`` lives, and the launch's block shape when a call has no
+  ``threads=`` (asking for it makes numba-cuda-mlir compile the kernel once
+  per launch configuration). It also swaps plain functions passed as
+  callbacks for their descriptors, as the numba-cuda front end does;
+* typing templates that bind each call (:func:`scan._calls.bind`), turn the
+  Numba types into facts and plan it (:func:`scan._calls.plan_call`): every
+  rejection happens there, with the same words as under numba-cuda. The plan
+  is kept for the lowering of the same call (:func:`typed_plan`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import inspect
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+from numba_cuda_mlir import cuda as mlir_cuda
+from numba_cuda_mlir import extending
+from numba_cuda_mlir.models import OpaqueModel
+from numba_cuda_mlir.numba_cuda import types
+from numba_cuda_mlir.numba_cuda.core import ir
+from numba_cuda_mlir.numba_cuda.np.numpy_support import as_dtype
+from numba_cuda_mlir.numba_cuda.typing.templates import AbstractTemplate, signature
+
+import statefn
+
+from .. import block
+from .._calls import (
+    CALLS,
+    MISSING,
+    Converter,
+    Role,
+    bind,
+    boolean_operand,
+    collect_facts,
+    plan_call,
+)
+from .._errors import PlanError, ScanError, ScanTypeError
+from .._plan import ArrayFact, Block, Operand, ScalarFact, ScanPlan, TileIOPlan
+
+__all__ = [
+    "FUNCTIONS",
+    "HIDDEN_KW",
+    "DescriptorType",
+    "assume_block",
+    "bound_types",
+    "typed_plan",
+]
+
+#: The hidden literal keyword the planner adds to every call.
+HIDDEN_KW = "_scan_mlir_facts"
+#: The public functions, by entry-point name (the typing and lowering keys).
+FUNCTIONS: dict[str, Callable[..., Any]] = {name: getattr(block, name) for name in CALLS}
+_BY_ID = {id(fn): name for name, fn in FUNCTIONS.items()}
+_CALLBACK_ROLES = {"prefix_op": "prefix", "scan_op": "scan_op"}
+_LAUNCH = "@launch"
+_MEMORY = "@memory"
+
+
+# ---------------------------------------------------------------------------
+# descriptors and refused plain functions as kernel globals
+
+
+class DescriptorType(types.Dummy):  # type: ignore[misc]
+    """Numba type of a statefn descriptor named in a kernel (a compile-time constant)."""
+
+    def __init__(self, descriptor: Any) -> None:
+        self.descriptor = descriptor
+        super().__init__(name=f"statefn.{type(descriptor).__name__}({descriptor.key[:16]})")
+
+    @property
+    def key(self) -> Any:
+        return (type(self.descriptor).__name__, self.descriptor.key)
+
+
+class RefusedCallable(types.Dummy):  # type: ignore[misc]
+    """Numba type of a plain function the descriptors refuse (the planner says why)."""
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+        super().__init__(name=f"statefn.refused({getattr(obj, '__qualname__', type(obj))})")
+
+    @property
+    def key(self) -> Any:
+        return (RefusedCallable, self.obj)
+
+
+class _Refused:
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+
+for _cls in (statefn.StatefulFunction, statefn.StatelessFunction, statefn.ScanOperator):
+    extending.typeof_impl.register(_cls)(lambda val, c: DescriptorType(val))
+extending.typeof_impl.register(_Refused)(lambda val, c: RefusedCallable(val.obj))
+extending.register_model(DescriptorType)(OpaqueModel)
+extending.register_model(RefusedCallable)(OpaqueModel)
+
+
+def _as_descriptor(obj: Any, role: str) -> Any:
+    try:
+        return statefn.normalize(obj, role=role)  # type: ignore[call-overload]
+    except statefn.StatefnError:
+        return _Refused(obj)
+
+
+# ---------------------------------------------------------------------------
+# the whole-function planner
+
+
+def _definition(func_ir: Any, var: Any) -> Any:
+    try:
+        return func_ir.get_definition(var)
+    except (KeyError, AttributeError):
+        return None
+
+
+def _resolve(func_ir: Any, var: Any, depth: int = 0) -> Any:
+    """The Python object a variable denotes (globals and attribute chains)."""
+    defn = _definition(func_ir, var) if isinstance(var, ir.Var) and depth < 8 else None
+    if isinstance(defn, ir.Global | ir.FreeVar):
+        return defn.value
+    if isinstance(defn, ir.Expr) and defn.op == "getattr":
+        return getattr(_resolve(func_ir, defn.value, depth + 1), defn.attr)
+    raise LookupError
+
+
+def _allocation(func_ir: Any, var: Any, kernel: bool, depth: int = 0) -> tuple[str | None, Any]:
+    """(memory space, the allocation call) of the array a variable denotes."""
+    defn = _definition(func_ir, var)
+    if isinstance(defn, ir.Arg):
+        return ("global" if kernel else None), None
+    if not isinstance(defn, ir.Expr) or depth > 8:
+        return None, None
+    if defn.op in ("getitem", "static_getitem"):
+        return _allocation(func_ir, defn.value, kernel, depth + 1)[0], None
+    if defn.op != "call":
+        return None, None
+    try:
+        fn = _resolve(func_ir, defn.func)
+    except (LookupError, AttributeError):
+        return None, None
+    if fn is mlir_cuda.local.array:
+        return "local", defn
+    if fn is mlir_cuda.shared.array:
+        return "shared", defn
+    return None, None
+
+
+def _static_length(func_ir: Any, call: Any) -> int | None:
+    shape_var = call.args[0] if call.args else dict(call.kws).get("shape")
+    defn = _definition(func_ir, shape_var)
+    if not isinstance(defn, ir.Const | ir.Global | ir.FreeVar):
+        return None
+    shape = defn.value
+    if isinstance(shape, tuple) and len(shape) == 1:
+        shape = shape[0]
+    if isinstance(shape, int | np.integer) and not isinstance(shape, bool):
+        return int(shape)
+    return None
+
+
+_ASSUMED: contextvars.ContextVar[Block | None] = contextvars.ContextVar(
+    "scan_mlir_assumed_block", default=None
+)
+
+
+@contextlib.contextmanager
+def assume_block(shape: Block | None) -> Iterator[None]:
+    """Compile as if launched with `shape` (for compiles that no launch triggers)."""
+    token = _ASSUMED.set(shape)
+    try:
+        yield
+    finally:
+        _ASSUMED.reset(token)
+
+
+@extending.register_planner
+class RecordCallFacts(extending.WholeFunctionPlanner):  # type: ignore[misc]
+    """Add the hidden literal keyword (lengths, memory, launch shape) to every call."""
+
+    def run(self) -> bool:
+        func_ir = self.state.func_ir
+        kernel = not self.is_device_function
+        changed = False
+        launch: str | None = None
+        for blk in func_ir.blocks.values():
+            body = []
+            for stmt in blk.body:
+                text = self._facts(func_ir, stmt, kernel)
+                if text is not None:
+                    if "threads" not in dict(stmt.value.kws) and launch is None:
+                        launch = self._launch()
+                    if launch:
+                        text = f"{text};{_LAUNCH}={launch}" if text else f"{_LAUNCH}={launch}"
+                    loc = stmt.loc
+                    var = ir.Var(blk.scope, blk.scope.redefine("$scan_facts", loc).name, loc)
+                    body.append(ir.Assign(ir.Const(text, loc), var, loc))
+                    stmt.value.kws = [*stmt.value.kws, (HIDDEN_KW, var)]
+                    changed = True
+                body.append(stmt)
+            blk.body = body
+        return changed
+
+    def _launch(self) -> str:
+        """The launch's block shape as ``x,y,z``, or "" when no launch triggered the compile."""
+        try:
+            config = extending.require_launch_config(self.state)
+        except RuntimeError:  # compiled without a launch (cuda.compile, scan.compile)
+            config = None
+        if config is None:
+            assumed = _ASSUMED.get()
+            return "" if assumed is None else ",".join(map(str, assumed))
+        dims = tuple(int(d) for d in config["block"])
+        return ",".join(map(str, (*dims, 1, 1)[:3]))
+
+    @staticmethod
+    def _facts(func_ir: Any, stmt: Any, kernel: bool) -> str | None:
+        if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr)):
+            return None
+        expr = stmt.value
+        if expr.op != "call" or any(k == HIDDEN_KW for k, _ in expr.kws):
+            return None
+        try:
+            name = _BY_ID.get(id(_resolve(func_ir, expr.func)))
+        except (LookupError, AttributeError):
+            return None
+        if name is None:
+            return None
+        try:
+            bound = CALLS[name].signature.bind_partial(*expr.args, **dict(expr.kws))
+        except TypeError:
+            return ""  # typing reports the binding error with the right words
+        facts = []
+        for param in CALLS[name].params:
+            var = bound.arguments.get(param.name)
+            if var is None:
+                continue
+            if param.role in ("operand", "array"):
+                where, call = _allocation(func_ir, var, kernel)
+                length = None if call is None else _static_length(func_ir, call)
+                if length is not None:
+                    facts.append(f"{param.name}={length}")
+                if param.name == "prefix_state" and where is not None:
+                    facts.append(f"{param.name}{_MEMORY}={where}")
+            elif param.role == "callable":
+                defn = _definition(func_ir, var)
+                if isinstance(defn, ir.Global | ir.FreeVar) and inspect.isfunction(defn.value):
+                    defn.value = _as_descriptor(defn.value, _CALLBACK_ROLES[param.name])
+        return ";".join(facts)
+
+
+def _parse(text: str) -> tuple[dict[str, int], dict[str, str], Block | None]:
+    lengths: dict[str, int] = {}
+    memory: dict[str, str] = {}
+    launch: Block | None = None
+    for item in filter(None, text.split(";")):
+        key, _, value = item.partition("=")
+        if key == _LAUNCH:
+            x, y, z = (int(v) for v in value.split(","))
+            launch = (x, y, z)
+        elif key.endswith(_MEMORY):
+            memory[key.removesuffix(_MEMORY)] = value
+        else:
+            lengths[key] = int(value)
+    return lengths, memory, launch
+
+
+# ---------------------------------------------------------------------------
+# Numba types as facts
+
+_EXAMPLES = {
+    "threads": "128",
+    "items_per_thread": "4",
+    "algorithm": "'raking'",
+    "mode": "'inclusive'",
+    "auto_sync": "False",
+}
+
+
+def _absent(ty: Any) -> bool:
+    return ty is MISSING or ty is None or isinstance(ty, types.NoneType | types.Omitted)
+
+
+def _literal(function: str, name: str, ty: Any) -> Any:
+    if _absent(ty):
+        return getattr(ty, "value", None)
+    if isinstance(ty, types.Literal):
+        return ty.literal_value
+    if isinstance(ty, types.BaseTuple):
+        return tuple(_literal(function, name, t) for t in ty.types)
+    raise PlanError(
+        f"{function}: {name}= must be a literal constant written in the kernel (got a runtime "
+        f"value of type {ty}); write it out, e.g. {name}={_EXAMPLES.get(name, '...')}"
+    )
+
+
+def _callable(function: str, name: str, ty: Any) -> Any:
+    if _absent(ty):
+        return None
+    if isinstance(ty, DescriptorType):
+        return ty.descriptor
+    if isinstance(ty, RefusedCallable):
+        return ty.obj
+    if isinstance(ty, types.Dispatcher):
+        return ty.dispatcher
+    if isinstance(ty, types.Literal):
+        return ty.literal_value
+    if isinstance(ty, types.Function):
+        return ty.typing_key
+    raise ScanTypeError(
+        f"got an operand of type {ty} where a callback or operator was expected; pass a "
+        "statefn descriptor, a @cuda.jit(device=True) function or an operator string such as '+'"
+    )
+
+
+def _np_dtype(ty: Any) -> np.dtype[Any]:
+    dtype: np.dtype[Any] = np.dtype(as_dtype(types.unliteral(ty)))
+    return dtype
+
+
+def _converters(lengths: Mapping[str, int], memory: Mapping[str, str]) -> dict[Role, Converter]:
+    def operand(function: str, name: str, ty: Any) -> Operand | None:
+        if _absent(ty):
+            return None
+        if isinstance(ty, types.Array):
+            return ArrayFact(
+                dtype=_np_dtype(ty.dtype),
+                ndim=ty.ndim,
+                length=lengths.get(name),
+                contiguous=ty.layout == "C",
+                memory=memory.get(name),  # type: ignore[arg-type]
+            )
+        if isinstance(types.unliteral(ty), types.Boolean):
+            raise boolean_operand(function, name)
+        if isinstance(ty, types.Number):
+            return ScalarFact(_np_dtype(ty))
+        raise ScanTypeError(f"{function}: {name} must be a number or an array (got {ty})")
+
+    return {
+        "operand": operand,
+        "array": operand,
+        "index": operand,
+        "literal": _literal,
+        "callable": _callable,
+    }
+
+
+def _plan(name: str, bound: Mapping[str, Any]) -> ScanPlan | TileIOPlan:
+    hidden = bound.get(HIDDEN_KW)
+    text = hidden.literal_value if isinstance(hidden, types.Literal) else ""
+    lengths, memory, launch = _parse(text)
+    visible = {k: v for k, v in bound.items() if k != HIDDEN_KW}
+    facts = collect_facts(name, visible, _converters(lengths, memory))
+    return plan_call(name, facts, launch)
+
+
+# The plans of typed calls, by entry point and the bound argument types (the
+# hidden keyword's text names the lengths and the launch shape), for lowering.
+_typed: dict[tuple[Any, ...], ScanPlan | TileIOPlan] = {}
+_typed_lock = threading.Lock()
+
+
+def _typed_key(name: str, bound: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (name, tuple(sorted(bound.items())))
+
+
+def typed_plan(name: str, bound: Mapping[str, Any]) -> ScanPlan | TileIOPlan:
+    """The plan made when the call with these argument types (by parameter) was typed."""
+    plan = _typed.get(_typed_key(name, bound))
+    return plan if plan is not None else _plan(name, bound)
+
+
+def bound_types(name: str, args: tuple[Any, ...], kws: Mapping[str, Any]) -> dict[str, Any]:
+    """A call's argument types by parameter name (the hidden keyword included)."""
+    visible = {k: v for k, v in kws.items() if k != HIDDEN_KW}
+    bound = bind(name, args, visible)
+    if HIDDEN_KW in kws:
+        bound[HIDDEN_KW] = kws[HIDDEN_KW]
+    return bound
+
+
+def _make_template(name: str) -> type[AbstractTemplate]:
+    def generic(self: Any, args: tuple[Any, ...], kws: Mapping[str, Any]) -> Any:
+        try:
+            bound = bound_types(name, tuple(args), kws)
+            plan = _plan(name, bound)
+        except (ScanError, statefn.StatefnError) as exc:
+            raise _rejection(exc) from None
+        ret = types.none
+        if isinstance(plan, ScanPlan) and plan.scalar:
+            ret = types.unliteral(bound["values"])
+        with _typed_lock:
+            _typed[_typed_key(name, bound)] = plan
+        return signature(ret, *args, *kws.values())
+
+    return type(
+        f"_MlirTemplate_{name}",
+        (AbstractTemplate,),
+        {"key": FUNCTIONS[name], "prefer_literal": True, "generic": generic},
+    )
+
+
+# ---------------------------------------------------------------------------
+# rejections reach the user as they are
+
+
+class _Rejection(Exception):  # noqa: N818 - a carrier, not an error users see
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _rejection(exc: Exception) -> _Rejection:
+    return _Rejection(exc)
+
+
+class _EntryPointType(types.Function):  # type: ignore[misc]
+    """The Numba type of a :mod:`scan.block` function: its rejections reach the user."""
+
+    def get_call_type(self, context: Any, args: Any, kws: Any) -> Any:
+        try:
+            return super().get_call_type(context, args, kws)
+        except _Rejection as carried:
+            raise carried.error from None
+
+
+for _name, _fn in FUNCTIONS.items():
+    extending.typing_registry.register_global(_fn, _EntryPointType(_make_template(_name)))
+extending.refresh_registries(typing=True, target=False, include_uninitialized_cuda=False)
