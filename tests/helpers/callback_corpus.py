@@ -175,5 +175,6 @@ REFUSED: dict[str, tuple[Any, str, str]] = {
     ),
 }
 
-#: The compiler's own reason for the Python-object callback (in both messages).
-PYTHON_OBJECT_REASON = "Untyped global name 'SEEN': Cannot type empty list"
+#: The compiler's own reason for the Python-object callback (in both messages; how
+#: numba describes the list itself depends on what it holds by then).
+PYTHON_OBJECT_REASON = "Untyped global name 'SEEN'"

@@ -37,7 +37,7 @@ def _launch(kernel, a=None, s=None):
 
 
 def _message(exc: BaseException) -> str:
-    got = str(exc)
+    got = str(getattr(exc, "rejection", exc))  # compiled: reported at the call's line first
     if SIMULATOR:  # the simulator names the thread that raised first
         assert re.match(r"tid=\[\d+, \d+, \d+\] ctaid=\[\d+, \d+, \d+\]: ", got), got
         got = got.split(": ", 1)[1]

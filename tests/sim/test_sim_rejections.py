@@ -31,7 +31,8 @@ def expect(kernel, launch, kind, message, arrays=None):
     arrays = arrays or (np.zeros(64, dtype=np.int32),)
     with pytest.raises(kind) as info:
         kernel[launch](*arrays)
-    got = str(info.value)
+    # compiled, the rejection is reported at the call's line first
+    got = str(getattr(info.value, "rejection", info.value))
     if SIMULATOR:  # the simulator names the thread that raised
         assert re.fullmatch(r"tid=\[\d+, \d+, \d+\] ctaid=\[\d+, \d+, \d+\]: (.*)", got, re.S), got
         got = got.split(": ", 1)[1]
