@@ -109,12 +109,16 @@ def callback(
     compiler: CallbackCompiler,
 ) -> CompiledCallback:
     """A callback compiled for `value_dtype` and `cc`, through the persistent cache."""
-    state = descriptor.state_dtype.str if isinstance(descriptor, statefn.StatefulFunction) else ""
+    state = (
+        statefn.dtype_key(descriptor.state_dtype)
+        if isinstance(descriptor, statefn.StatefulFunction)
+        else ""
+    )
     key = compile_key(
         "callback",
         {
             "descriptor": descriptor.key,
-            "value_dtype": value_dtype.str,
+            "value_dtype": statefn.dtype_key(value_dtype),
             "state_dtype": state,
             "frontend": compiler.frontend,
         },
@@ -259,13 +263,15 @@ def temp_storage_layout(
     items = ArrayFact(dtype=dtype, ndim=1, length=items_per_thread)
     caller = ArrayFact(dtype=np.uint8, ndim=1)
     plan: ScanPlan | TileIOPlan
+    record = np.dtype(dtype).names is not None
     if primitive == "scan":
         plan = plan_scan(
             function=name,
             values=items,
             out=None,
             mode="inclusive",
-            scan_op="+",
+            # records have no built-in operator; the layout does not depend on it
+            scan_op=_layout_operator if record else "+",
             initial_value=None,
             prefix_op=None,
             prefix_state=None,
@@ -288,6 +294,17 @@ def temp_storage_layout(
         raise PlanError(
             f"temp_storage: primitive must be 'scan', 'load' or 'store' (got {primitive!r})"
         )
-    size, alignment = build(plan, cc, None).layout
+    if record and isinstance(plan, ScanPlan):
+        # the provider alone: its layout needs no callback code
+        check_target(cc)
+        layout = compile_provider(plan.symbol, _source(plan), cc=cc, what=_what(plan)).layout
+    else:
+        layout = build(plan, cc, None).layout
+    size, alignment = layout
     # numba-cuda allocates aligned shared arrays in multiples of 8 bytes
     return TempStorageLayout(size, max(alignment, 8))
+
+
+def _layout_operator(a: Any, b: Any) -> Any:
+    """The scan operator of record layout queries (declared, never compiled)."""
+    return a

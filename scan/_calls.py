@@ -42,6 +42,7 @@ from ._plan import (
     ScalarFact,
     ScanPlan,
     TileIOPlan,
+    TupleFact,
     check_unknown_keywords,
     plan_scan,
     plan_tile_io,
@@ -273,7 +274,7 @@ def _array(function: str, name: str, fact: Operand | None) -> ArrayFact | None:
     return fact
 
 
-def _scalar(function: str, name: str, fact: Operand | None) -> ScalarFact | None:
+def _scalar(function: str, name: str, fact: Operand | None) -> ScalarFact | TupleFact | None:
     if isinstance(fact, ArrayFact):
         raise ScanTypeError(f"{function}: {name} must be a scalar")
     return fact

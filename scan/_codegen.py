@@ -36,6 +36,7 @@ __all__ = [
     "render_scan",
     "render_tile_io",
     "thread_items_first",
+    "value_decl",
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
@@ -68,6 +69,33 @@ class CallbackDecl:
     c_decl: str
 
 
+def value_decl(dtype: np.dtype) -> str:
+    """The C++ declaration of ``value_t``: an alias of a scalar type, or a record's struct.
+
+    A record becomes a struct with one member per field, in field order, of
+    the field's C type: the NumPy dtype was checked to have exactly that
+    layout (:func:`statefn.as_value_dtype`), and the static assertion makes
+    the compiler confirm it. Members are named ``f0``, ``f1``, ... (field
+    names may be C++ keywords); comments give the NumPy names.
+    """
+    if dtype.names is None:
+        return f"using value_t = {c_type(dtype)};"
+    fields = statefn.record_fields(dtype)
+    lines = [
+        f"// {statefn.dtype_name(dtype)}: the NumPy dtype's layout, member for member",
+        "struct value_t {",
+    ]
+    lines += [
+        f"  {c_type(f.dtype)} f{i}; // {f.name}, offset {f.offset}" for i, f in enumerate(fields)
+    ]
+    lines += [
+        "};",
+        f"static_assert(sizeof(value_t) == {dtype.itemsize} && alignof(value_t) == "
+        f'{dtype.alignment}, "value_t must have the NumPy record dtype\'s layout");',
+    ]
+    return "\n".join(lines)
+
+
 def _template(name: str) -> string.Template:
     text = resources.files("scan").joinpath("_templates", name).read_text(encoding="utf-8")
     return string.Template(text)
@@ -80,7 +108,7 @@ def _summary(plan: ScanPlan | TileIOPlan) -> str:
             continue
         value = getattr(plan, f.name)
         if isinstance(value, np.dtype):
-            value = value.name
+            value = statefn.dtype_name(value).replace(" ", "")
         elif isinstance(value, statefn.ScanOperator):
             value = value.builtin if value.is_builtin else f"user:{value.key[:12]}"
         elif isinstance(value, statefn.StatefulFunction | statefn.StatelessFunction):
@@ -269,7 +297,7 @@ def render_scan(
         plan_key=plan.key,
         summary=_summary(plan),
         callback_decls="".join(c.c_decl.rstrip() + "\n" for c in decls),
-        value_t=c_type(plan.value_dtype),
+        value_decl=value_decl(plan.value_dtype),
         block_x=plan.block[0],
         block_y=plan.block[1],
         block_z=plan.block[2],
@@ -343,7 +371,7 @@ def render_tile_io(plan: TileIOPlan) -> str:
         summary=_summary(plan),
         header="block_load.cuh" if load else "block_store.cuh",
         cub_class="BlockLoad" if load else "BlockStore",
-        value_t=c_type(plan.value_dtype),
+        value_decl=value_decl(plan.value_dtype),
         block_x=plan.block[0],
         block_y=plan.block[1],
         block_z=plan.block[2],

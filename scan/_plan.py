@@ -41,6 +41,7 @@ __all__ = [
     "ScalarFact",
     "ScanPlan",
     "TileIOPlan",
+    "TupleFact",
     "check_unknown_keywords",
     "default_io_algorithm",
     "plan_scan",
@@ -91,7 +92,28 @@ class ArrayFact:
     memory: Memory | None = None
 
 
-Operand: TypeAlias = ScalarFact | ArrayFact
+def _dtypes(items: Any) -> tuple[np.dtype, ...]:
+    return tuple(np.dtype(t) for t in items)
+
+
+@attrs.frozen
+class TupleFact:
+    """A tuple of numbers written in the kernel, e.g. ``initial_value=(1.0, 0.0)``.
+
+    It stands for a record value, its items converted to the record's
+    fields in order; only ``initial_value=`` and ``oob_default=`` of calls on
+    record values take one.
+    """
+
+    items: tuple[np.dtype, ...] = attrs.field(converter=_dtypes)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The items as a record of fields ``f0, f1, ...`` (for messages)."""
+        return np.dtype([(f"f{i}", t) for i, t in enumerate(self.items)])
+
+
+Operand: TypeAlias = ScalarFact | ArrayFact | TupleFact
 
 
 def provider_symbol(kind: str, key: str) -> str:
@@ -101,7 +123,7 @@ def provider_symbol(kind: str, key: str) -> str:
 
 def _canonical(value: object) -> object:
     if isinstance(value, np.dtype):
-        return value.str
+        return statefn.dtype_key(value)
     if isinstance(value, statefn.StatefulFunction | statefn.StatelessFunction):
         return {"descriptor": type(value).__name__, "key": value.key}
     if isinstance(value, statefn.ScanOperator):
@@ -300,16 +322,71 @@ def resolve_block(function: str, threads: object, launch_block: Block | None) ->
     return block
 
 
-def _check_value_dtype(function: str, what: str, dtype: np.dtype) -> None:
+def _check_value_dtype(function: str, what: str, dtype: np.dtype) -> np.dtype:
+    """The canonical value dtype: a numeric scalar, or a record of numeric fields."""
+    if dtype.names is not None:
+        try:
+            return statefn.as_value_dtype(dtype, what=f"{function}: {what} has dtype")
+        except statefn.StateDtypeError as exc:
+            raise ScanTypeError(str(exc)) from None
     if dtype not in VALUE_DTYPES:
         allowed = ", ".join(d.name for d in VALUE_DTYPES)
         raise ScanTypeError(
             f"{function}: {what} has dtype {dtype}, which block scans do not support; "
             f"use one of {allowed}"
         )
+    return dtype
+
+
+def _check_tuple(function: str, what: str, fact: TupleFact, value_dtype: np.dtype) -> None:
+    """A tuple given for a record operand: one number per field."""
+    if value_dtype.names is None:
+        raise ScanTypeError(
+            f"{function}: {what} is a tuple but values are {value_dtype}; pass a number"
+        )
+    fields = statefn.record_fields(value_dtype)
+    if len(fact.items) != len(fields) or any(t.kind not in "iuf" for t in fact.items):
+        got = ", ".join(t.name for t in fact.items)
+        raise ScanTypeError(
+            f"{function}: {what} is a tuple of ({got}) but values are "
+            f"{statefn.dtype_name(value_dtype)}; pass a record of that dtype or a tuple of "
+            f"{len(fields)} numbers, one per field in order"
+        )
+
+
+def _record_operand(function: str, what: str, fact: Operand, value_dtype: np.dtype) -> None:
+    """Check a scalar operand (``initial_value=``, ``oob_default=``) against the values."""
+    if isinstance(fact, TupleFact):
+        _check_tuple(function, what, fact, value_dtype)
+        return
+    _check_value_dtype(function, what, fact.dtype)
+    _same_record(function, what, fact.dtype, value_dtype)
+
+
+def _same_record(function: str, what: str, dtype: np.dtype, value_dtype: np.dtype) -> None:
+    """Refuse an operand whose dtype differs from the record value dtype."""
+    if (dtype.names is not None or value_dtype.names is not None) and (
+        statefn.dtype_key(dtype) != statefn.dtype_key(value_dtype)
+    ):
+        raise ScanTypeError(
+            f"{function}: {what} has dtype {statefn.dtype_name(dtype)} but values have "
+            f"{statefn.dtype_name(value_dtype)}; a record operand must have exactly the "
+            "values' record dtype"
+        )
+
+
+def _local_array_hint(dtype: np.dtype) -> str:
+    if dtype.names is not None:
+        return f"cuda.local.array(1, {statefn.dtype_name(dtype)} dtype)"
+    return f"cuda.local.array(1, np.{dtype.name})"
 
 
 def _items_per_thread(function: str, values: Operand, items_per_thread: int | None) -> int:
+    if isinstance(values, TupleFact):
+        raise ScanTypeError(
+            f"{function}: values is a tuple; scan a record (an item of a record array, such "
+            "as items[0]) or a local array of records, with a scan_op= that returns tuples"
+        )
     if isinstance(values, ScalarFact):
         if items_per_thread not in (None, 1):
             raise PlanError(
@@ -396,7 +473,7 @@ def plan_scan(
     out: Operand | None,
     mode: str,
     scan_op: object,
-    initial_value: ScalarFact | None,
+    initial_value: ScalarFact | TupleFact | None,
     prefix_op: object,
     prefix_state: ArrayFact | None,
     block_aggregate: ArrayFact | None,
@@ -423,8 +500,7 @@ def plan_scan(
             f"{f}: algorithm must be one of {', '.join(map(repr, SCAN_ALGORITHMS))} "
             f"(got {algorithm!r})"
         )
-    value_dtype = values.dtype
-    _check_value_dtype(f, "values", value_dtype)
+    value_dtype = _check_value_dtype(f, "values", values.dtype)
     ipt = _items_per_thread(f, values, items_per_thread)
     scalar = isinstance(values, ScalarFact)
 
@@ -448,6 +524,14 @@ def plan_scan(
             )
 
     op = statefn.normalize(scan_op, role="scan_op")
+    if op.is_builtin and value_dtype.names is not None:
+        sums = "sums" if op.is_sum else f"scan_op={op.builtin!r}"
+        raise ScanTypeError(
+            f"{f}: values are records ({statefn.dtype_name(value_dtype)}), and {sums} are "
+            "not defined on records; use inclusive_scan/exclusive_scan with "
+            "scan_op=<function of (a, b)> returning a tuple of the fields, e.g. "
+            "lambda a, b: (a[0] * b[0], b[0] * a[1] + b[1])"
+        )
     if op.is_builtin and op.builtin in BITWISE_OPERATORS and value_dtype.kind == "f":
         raise ScanTypeError(
             f"{f}: scan_op={op.builtin!r} is a bitwise operator but values are {value_dtype}; "
@@ -472,8 +556,8 @@ def plan_scan(
         if prefix_state is None:
             raise PlanError(
                 f"{f}: prefix_op={prefix.name or prefix.op.__name__!s} is stateful but "
-                "prefix_state= is missing; pass a cuda.local.array(1, "
-                f"np.{prefix.state_dtype.name}) initialised equally in every thread"
+                f"prefix_state= is missing; pass a {_local_array_hint(prefix.state_dtype)} "
+                "initialised equally in every thread"
             )
         _check_state(f, prefix, prefix_state)
     elif prefix_state is not None:
@@ -484,7 +568,7 @@ def plan_scan(
         )
 
     if initial_value is not None:
-        _check_value_dtype(f, "initial_value", initial_value.dtype)
+        _record_operand(f, "initial_value", initial_value, value_dtype)
     if mode == "exclusive" and not op.is_sum and initial_value is None and prefix is None:
         raise PlanError(
             f"{f}: an exclusive scan with scan_op={op.builtin or op.name!r} needs "
@@ -518,7 +602,9 @@ def plan_scan(
 
 def _check_state(f: str, prefix: statefn.StatefulFunction[Any, Any], state: ArrayFact) -> None:
     want = prefix.state_dtype
-    if state.dtype.fields is not None or state.dtype.kind not in "iuf":
+    if want.names is not None or state.dtype.names is not None:
+        _check_record_state(f, want, state)
+    elif state.dtype.fields is not None or state.dtype.kind not in "iuf":
         raise ScanTypeError(
             f"{f}: prefix_state has dtype {state.dtype}, which is not a numeric dtype; "
             f"the callback declares state dtype {want}: allocate "
@@ -536,14 +622,25 @@ def _check_state(f: str, prefix: statefn.StatefulFunction[Any, Any], state: Arra
     if state.length is not None and state.length != 1:
         raise PlanError(
             f"{f}: prefix_state must hold exactly one item per thread (got length "
-            f"{state.length}); allocate cuda.local.array(1, np.{want.name})"
+            f"{state.length}); allocate {_local_array_hint(want)}"
         )
     if state.memory in _SHARED_MEMORY:
         raise ScanTypeError(
             f"{f}: prefix_state is {_SHARED_MEMORY[state.memory]}, one cell that every thread "
             "of the block sees, but the state is per thread: each calling lane of the "
             "callback updates its own copy (up to 32 lanes would update this one cell); "
-            f"allocate cuda.local.array(1, np.{want.name}) and initialise it in every thread"
+            f"allocate {_local_array_hint(want)} and initialise it in every thread"
+        )
+
+
+def _check_record_state(f: str, want: np.dtype, state: ArrayFact) -> None:
+    """:func:`_check_state`'s type checks where the state or the declaration is a record."""
+    hint = _local_array_hint(want)
+    if statefn.dtype_key(state.dtype) != statefn.dtype_key(want):
+        raise ScanTypeError(
+            f"{f}: prefix_state has dtype {statefn.dtype_name(state.dtype)} but the callback "
+            f"declares state dtype {statefn.dtype_name(want)}; allocate {hint} with the "
+            "declared dtype (records must match field by field)"
         )
 
 
@@ -569,7 +666,7 @@ def plan_tile_io(
     array: ArrayFact,
     items: Operand,
     algorithm: str | None,
-    oob_default: ScalarFact | None,
+    oob_default: ScalarFact | TupleFact | None,
     temp_storage: ArrayFact | None,
     block: Block,
     items_per_thread: int | None = None,
@@ -593,7 +690,8 @@ def plan_tile_io(
         raise ScanTypeError(
             f"{f}: {name} must be C-contiguous (got a strided view); pass a contiguous row"
         )
-    _check_value_dtype(f, name, array.dtype)
+    value_dtype = _check_value_dtype(f, name, array.dtype)
+    _same_record(f, "items", items.dtype, value_dtype)
     if items.dtype != array.dtype:
         raise ScanTypeError(
             f"{f}: items have dtype {items.dtype} but {name} has {array.dtype}; "
@@ -609,11 +707,11 @@ def plan_tile_io(
     if oob_default is not None and function == "store":
         raise PlanError(f"{f}: oob_default= only applies to load")
     if oob_default is not None:
-        _check_value_dtype(f, "oob_default", oob_default.dtype)
+        _record_operand(f, "oob_default", oob_default, value_dtype)
     _check_warp(f, algorithm, block)
     return TileIOPlan(
         direction=function,
-        value_dtype=array.dtype,
+        value_dtype=value_dtype,
         block=block,
         items_per_thread=ipt,
         algorithm=algorithm,

@@ -31,7 +31,16 @@ from ._descriptors import (
     StateT,
     ValueT,
 )
-from ._dtypes import STATE_DTYPES
+from ._dtypes import (
+    MAX_RECORD_FIELDS,
+    STATE_DTYPES,
+    RecordField,
+    as_value_dtype,
+    dtype_key,
+    dtype_name,
+    record_fields,
+    record_tuple,
+)
 from ._errors import (
     ArityError,
     CallbackCompileError,
@@ -45,6 +54,7 @@ from ._normalize import PrefixDescriptor, Role, normalize, scan_op, stateful, st
 
 __all__ = [
     "BUILTIN_OPERATORS",
+    "MAX_RECORD_FIELDS",
     "STATE_DTYPES",
     "ArityError",
     "BuiltinOperator",
@@ -52,6 +62,7 @@ __all__ = [
     "Descriptor",
     "NotCallableError",
     "PrefixDescriptor",
+    "RecordField",
     "Role",
     "RoleError",
     "ScanOperator",
@@ -62,8 +73,13 @@ __all__ = [
     "StatelessFunction",
     "UnknownOperatorError",
     "ValueT",
+    "as_value_dtype",
+    "dtype_key",
+    "dtype_name",
     "normalize",
     "pointer_abi",
+    "record_fields",
+    "record_tuple",
     "scan_op",
     "stateful",
     "stateless",

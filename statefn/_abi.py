@@ -38,7 +38,15 @@ from attrs import field, frozen
 
 from ._arity import callback_function
 from ._descriptors import Descriptor, ScanOperator, StatefulFunction, StatelessFunction
-from ._dtypes import as_numeric_dtype, dtype_code
+from ._dtypes import (
+    as_value_dtype,
+    dtype_code,
+    dtype_key,
+    dtype_name,
+    is_record,
+    record_fields,
+    record_tuple,
+)
 from ._errors import CallbackCompileError, RoleError, describe_callable
 
 __all__ = ["LoweredCallback", "lower", "pointer_abi"]
@@ -121,7 +129,7 @@ def pointer_abi(descriptor: Descriptor, value_dtype: npt.DTypeLike) -> tuple[str
 
     .. versionadded:: 0.1
     """
-    value_dt = as_numeric_dtype(value_dtype, what="value dtype")
+    value_dt = as_value_dtype(value_dtype, what="value dtype")
     state_dt = descriptor.state_dtype if isinstance(descriptor, StatefulFunction) else None
     kind = descriptor.kind
     symbol = f"statefn_{kind}_{descriptor.key[:20]}_{dtype_code(value_dt)}_{dtype_code(state_dt)}"
@@ -170,11 +178,11 @@ def lower(
             f"lower() takes a statefn descriptor; got {type(descriptor).__qualname__}. "
             "Call statefn.normalize() first."
         )
-    value_dt = as_numeric_dtype(value_dtype, what="value dtype")
+    value_dt = as_value_dtype(value_dtype, what="value dtype")
     target = _check_cc(cc)
     state_dt = descriptor.state_dtype if isinstance(descriptor, StatefulFunction) else None
     kind = descriptor.kind
-    memo_key = (descriptor.key, kind, value_dt.str, dtype_code(state_dt), target)
+    memo_key = (descriptor.key, kind, dtype_key(value_dt), dtype_code(state_dt), target)
     with _LOCK:
         found = _MEMO.get(memo_key)
         if found is not None:
@@ -233,15 +241,27 @@ def _compile(
     symbol: str,
 ) -> bytes:
     try:
+        if is_record(value_dt) or is_record(state_dt):
+            return _compile_numba_records(kind, fn, value_dt, state_dt, cc, symbol)
         return _compile_numba(kind, fn, value_dt, state_dt, cc, symbol)
     except Exception as exc:
         label = repr(name) if name is not None else describe_callable(fn)
-        dtypes = f"value dtype {value_dt}" + (f", state dtype {state_dt}" if state_dt else "")
+        dtypes = f"value dtype {dtype_name(value_dt)}" + (
+            f", state dtype {dtype_name(state_dt)}" if state_dt is not None else ""
+        )
         if any(cls.__name__ == "CudaSupportError" for cls in type(exc).__mro__):
             advice = (
                 "Lowering a callback that calls another @cuda.jit(device=True) function "
                 "needs a GPU (numba-cuda compiles the nested function for the current "
                 "device); lower it on a machine with a GPU, or inline the helper."
+            )
+        elif is_record(value_dt):
+            advice = (
+                "Check that the function compiles in a CUDA kernel with these operand "
+                "types: record operands arrive as named tuples of the record's fields "
+                f"({', '.join(f.name for f in record_fields(value_dt))}), the state is a "
+                "one-item array, and the result must be a tuple of as many numbers "
+                "(return (x, y), not a record such as state[0])."
             )
         else:
             advice = (
@@ -354,3 +374,160 @@ def _compile_numba(
         cc=cc,
     )
     return bytes(ltoir)
+
+
+# ---------------------------------------------------------------------------
+# records: operands as named tuples, results as tuples, every pointer a void*
+
+
+def _compile_numba_records(
+    kind: str,
+    fn: FunctionType,
+    value_dt: np.dtype[Any],
+    state_dt: np.dtype[Any] | None,
+    cc: tuple[int, int],
+    symbol: str,
+) -> bytes:
+    """The pointer ABI where the value or the state is a record.
+
+    Every operand is a ``void*``. A record value is loaded field by field into
+    a named tuple (:func:`record_tuple`) before the user's function sees it;
+    its result is cast to that tuple type (so a plain tuple of numbers of any
+    numeric types fits) and stored field by field at the record's offsets.
+    """
+    from numba import cuda
+    from numba.cuda import types
+    from numba.cuda.extending import intrinsic
+    from numba.cuda.np.arrayobj import populate_array
+    from numba.cuda.np.numpy_support import from_dtype
+    from numba.cuda.typing.templates import signature
+    from numba.cuda.typing.typeof import typeof
+
+    user_op = _renamed(fn, f"{symbol}__op")
+    omitted = [types.Omitted(value) for value in _omitted_defaults(fn)]
+    record = is_record(value_dt)
+    if record:
+        fields = record_fields(value_dt)
+        field_tys = [from_dtype(f.dtype) for f in fields]
+        VT = typeof(record_tuple(value_dt)(*(f.dtype.type(0) for f in fields)))
+        # what the user's function returns is cast to this plain tuple type
+        RT = types.Tuple(field_tys)
+    else:
+        VT = RT = from_dtype(value_dt)
+    i8p = ir_pointer()
+
+    def field_ptr(context: Any, builder: Any, ptr: Any, offset: int, ty: Any) -> Any:
+        raw = builder.gep(builder.bitcast(ptr, i8p), [context.get_constant(types.intp, offset)])
+        return builder.bitcast(raw, context.get_data_type(ty).as_pointer())
+
+    def load_value(context: Any, builder: Any, ptr: Any) -> Any:
+        if not record:
+            return builder.load(builder.bitcast(ptr, context.get_data_type(VT).as_pointer()))
+        items = [
+            builder.load(field_ptr(context, builder, ptr, f.offset, ty))
+            for f, ty in zip(fields, field_tys, strict=True)
+        ]
+        return context.make_tuple(builder, VT, items)
+
+    def store_value(context: Any, builder: Any, value: Any, ptr: Any) -> None:
+        if not record:
+            builder.store(value, builder.bitcast(ptr, context.get_data_type(VT).as_pointer()))
+            return
+        for i, (f, ty) in enumerate(zip(fields, field_tys, strict=True)):
+            item = builder.extract_value(value, i)
+            builder.store(item, field_ptr(context, builder, ptr, f.offset, ty))
+
+    def call_user(context: Any, builder: Any, arg_types: list[Any], args: list[Any]) -> Any:
+        # the return type is inferred (a named tuple does not convert to a
+        # plain tuple type in typing), then cast to RT field by field
+        declared = signature(RT if not record else None, *arg_types, *omitted)
+        cres = context.compile_subroutine(builder, user_op, declared, caching=False)
+        sig = cres.signature
+        filler = [context.get_dummy_value() for _ in omitted]
+        out = context.call_internal(builder, cres.fndesc, sig, [*args, *filler])
+        got = sig.return_type
+        if record and not (isinstance(got, types.BaseTuple) and len(got) == len(fields)):
+            raise TypeError(
+                f"the callback returns {got}; a record result is a tuple of "
+                f"{len(fields)} numbers (the fields {', '.join(f.name for f in fields)} in "
+                "order), e.g. return (x, y)"
+            )
+        if not record:
+            return out
+        items = [
+            context.cast(builder, builder.extract_value(out, i), got[i], ty)
+            for i, ty in enumerate(field_tys)
+        ]
+        return context.make_tuple(builder, RT, items)
+
+    def state_array(context: Any, builder: Any, ptr: Any) -> tuple[Any, Any]:
+        assert state_dt is not None
+        ST = from_dtype(state_dt)
+        ARR = types.Array(ST, 1, "C")
+        ary = context.make_array(ARR)(context, builder)
+        data_ty = context.get_data_type(ST)
+        size = context.get_constant(types.intp, context.get_abi_sizeof(data_ty))
+        populate_array(
+            ary,
+            data=builder.bitcast(ptr, data_ty.as_pointer()),
+            shape=[context.get_constant(types.intp, 1)],
+            strides=[size],
+            itemsize=size,
+            meminfo=None,
+        )
+        return ARR, ary._getvalue()
+
+    n_operands = {"stateful": 2, "stateless": 1, "scan_op": 2}[kind]
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        result, *operands = args
+        if kind == "stateful":
+            arr_ty, arr = state_array(context, builder, operands[0])
+            arg_types, values = [arr_ty, VT], [arr, load_value(context, builder, operands[1])]
+        else:
+            arg_types = [VT] * len(operands)
+            values = [load_value(context, builder, p) for p in operands]
+        out = call_user(context, builder, arg_types, values)
+        store_value(context, builder, out, result)
+        return context.get_constant(types.int32, 0)
+
+    wrapper: Any
+    if n_operands == 1:
+
+        @intrinsic  # type: ignore[untyped-decorator]
+        def call_record1(typingctx: Any, result: Any, a: Any) -> Any:
+            return signature(types.int32, result, a), codegen
+
+        def wrapper1(result: Any, a: Any) -> int:
+            return call_record1(result, a)  # type: ignore[no-any-return]
+
+        wrapper = wrapper1
+    else:
+
+        @intrinsic  # type: ignore[untyped-decorator]
+        def call_record2(typingctx: Any, result: Any, a: Any, b: Any) -> Any:
+            return signature(types.int32, result, a, b), codegen
+
+        def wrapper2(result: Any, a: Any, b: Any) -> int:
+            return call_record2(result, a, b)  # type: ignore[no-any-return]
+
+        wrapper = wrapper2
+    wrapper.__qualname__ = symbol
+    wrapper.__name__ = symbol
+    ltoir, _ = cuda.compile(
+        wrapper,
+        types.int32(*([types.voidptr] * (n_operands + 1))),
+        device=True,
+        abi="c",
+        abi_info={"abi_name": symbol},
+        output="ltoir",
+        cc=cc,
+    )
+    return bytes(ltoir)
+
+
+def ir_pointer() -> Any:
+    """``i8*`` in llvmlite."""
+    from llvmlite import ir
+
+    return ir.IntType(8).as_pointer()

@@ -12,7 +12,7 @@ input                  encoding
 =====================  ==========================================================
 schema                 ``_KEY_SCHEMA_VERSION``, mixed into every digest
 descriptor kind        ``stateful`` / ``stateless`` / ``scan_op``
-state dtype            ``dtype.str`` (``none`` without state)
+state dtype            ``dtype.str``, every field of a record (``none`` without state)
 name                   the descriptor's ``name`` (user callables only)
 built-in operator      the canonical string (``"+"``, ``"min"``, ...) and nothing else
 callable               module + qualname, and its code (below), defaults,
@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from ._arity import callback_function, is_numba_dispatcher, python_function
+from ._dtypes import dtype_key
 
 __all__ = ["descriptor_key"]
 
@@ -248,7 +249,7 @@ def descriptor_key(
             "statefn-callable",
             schema,
             _text(kind),
-            _text(state_dtype.str) if state_dtype is not None else b"none",
+            _text(dtype_key(state_dtype)) if state_dtype is not None else b"none",
             printer.value(name),
             target,
         )

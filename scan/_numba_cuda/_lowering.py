@@ -28,6 +28,7 @@ from numba.cuda import cgutils, types
 from numba.cuda.core import targetconfig
 from numba.cuda.cudaimpl import registry as lowering_registry
 
+import statefn
 from statefn import _abi
 
 from .._build import Built, CallbackDescriptor, CompiledCallback, build
@@ -137,6 +138,35 @@ def _scalar_slot(
     return builder.bitcast(slot, _I8P)
 
 
+def _record_pointer(builder: ir.IRBuilder, value: Any) -> ir.Value:
+    """A record value's data, as ``i8*``: numba represents a record by a pointer to it."""
+    return builder.bitcast(value, _I8P)
+
+
+def _record_operand(
+    context: Any, builder: ir.IRBuilder, value: Any, ty: Any, dtype: np.dtype[Any]
+) -> ir.Value:
+    """A record operand as ``i8*``: a record itself, or a tuple stored field by field."""
+    from numba.cuda.np.numpy_support import from_dtype
+
+    if not isinstance(ty, types.BaseTuple):
+        return _record_pointer(builder, value)
+    slot = _record_slot(builder, dtype)
+    for i, field in enumerate(statefn.record_fields(dtype)):
+        field_ty = from_dtype(field.dtype)
+        item = context.cast(builder, builder.extract_value(value, i), ty.types[i], field_ty)
+        where = builder.gep(slot, [ir.Constant(ir.IntType(64), field.offset)])
+        builder.store(item, builder.bitcast(where, context.get_data_type(field_ty).as_pointer()))
+    return slot
+
+
+def _record_slot(builder: ir.IRBuilder, dtype: np.dtype[Any]) -> ir.Value:
+    """An uninitialised stack slot with a record dtype's size and alignment, as ``i8*``."""
+    unit = ir.IntType(8 * dtype.alignment)
+    slot = cgutils.alloca_once(builder, ir.ArrayType(unit, dtype.itemsize // dtype.alignment))
+    return builder.bitcast(slot, _I8P)
+
+
 def _empty_slot(context: Any, builder: ir.IRBuilder, ty: Any) -> tuple[ir.Value, ir.Value]:
     """An uninitialised stack slot of ``ty``: (typed pointer, ``i8*``)."""
     slot = cgutils.alloca_once(builder, context.get_value_type(ty))
@@ -219,15 +249,24 @@ def _lower_scan(name: str, context: Any, builder: Any, sig: Any, args: Any) -> A
             return _null()
         return _data_pointer(context, builder, ty, vals[key])
 
+    record = plan.value_dtype.names is not None
     result_slot = None
-    if plan.scalar:
+    if plan.scalar and record:
+        # the result is a fresh record (a copy), as a scalar scan returns a new value
+        in_ptr = _record_pointer(builder, vals["values"])
+        out_ptr = _record_slot(builder, plan.value_dtype)
+    elif plan.scalar:
         in_ptr = _scalar_slot(context, builder, vals["values"], bound["values"], value_ty)
         result_slot, out_ptr = _empty_slot(context, builder, value_ty)
     else:
         in_ptr = ptr("values")
         out_ptr = in_ptr if _absent(bound["out"]) else ptr("out")
     init_ty = bound.get("initial_value", types.none)
-    if plan.has_initial_value:
+    if plan.has_initial_value and record:
+        init_ptr = _record_operand(
+            context, builder, vals["initial_value"], init_ty, plan.value_dtype
+        )
+    elif plan.has_initial_value:
         init_ptr = _scalar_slot(context, builder, vals["initial_value"], init_ty, value_ty)
     else:
         init_ptr = _null()
@@ -239,6 +278,8 @@ def _lower_scan(name: str, context: Any, builder: Any, sig: Any, args: Any) -> A
     )
     if result_slot is not None:
         return builder.load(result_slot)
+    if plan.scalar and record:
+        return builder.bitcast(out_ptr, context.get_value_type(value_ty))
     return context.get_dummy_value()
 
 
@@ -265,7 +306,11 @@ def _lower_io(name: str, context: Any, builder: Any, sig: Any, args: Any) -> Any
     items_ptr = _data_pointer(context, builder, bound["items"], vals["items"])
     value_ty = array_ty.dtype
     oob_ptr = _null()
-    if plan.has_oob_default:
+    if plan.has_oob_default and plan.value_dtype.names is not None:
+        oob_ptr = _record_operand(
+            context, builder, vals["oob_default"], bound["oob_default"], plan.value_dtype
+        )
+    elif plan.has_oob_default:
         oob_ptr = _scalar_slot(
             context, builder, vals["oob_default"], bound["oob_default"], value_ty
         )

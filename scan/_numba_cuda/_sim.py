@@ -49,7 +49,16 @@ from .._calls import (
     set_host_backend,
 )
 from .._errors import PlanError, ScanTypeError, StateContractError
-from .._plan import ArrayFact, Block, Memory, Operand, ScalarFact, ScanPlan, TileIOPlan
+from .._plan import (
+    ArrayFact,
+    Block,
+    Memory,
+    Operand,
+    ScalarFact,
+    ScanPlan,
+    TileIOPlan,
+    TupleFact,
+)
 from .._vocab import NO_SHARED_MEMORY_IO, WARP_THREADS
 
 __all__ = [
@@ -143,8 +152,8 @@ def _unwrap(obj: Any) -> Any:
     if item is not None:
         obj = item
     ary = getattr(obj, "_ary", None)
-    if isinstance(ary, np.ndarray) and type(obj).__module__.startswith("numba"):
-        return ary
+    if isinstance(ary, np.ndarray | np.void) and type(obj).__module__.startswith("numba"):
+        return ary  # an array, or one record of a record array
     return obj
 
 
@@ -163,6 +172,10 @@ def _operand(function: str, name: str, obj: Any, memory: Memory | None = None) -
         raise boolean_operand(function, name)
     if isinstance(obj, np.generic | int | float | complex):
         return ScalarFact(np.asarray(obj).dtype)
+    if isinstance(obj, tuple) and all(
+        isinstance(x, np.number | int | float) and not isinstance(x, bool) for x in obj
+    ):  # a record value spelled as a tuple (initial_value=(1.0, 0.0))
+        return TupleFact(tuple(np.asarray(x).dtype for x in obj))
     raise ScanTypeError(
         f"{function}: {name} must be a number or an array (got {type(obj).__name__})"
     )
@@ -240,6 +253,11 @@ class _LocalArray(np.ndarray):
         if isinstance(out, _LocalArray) and self.origin is not None:
             view = self.origin[key]
             out.origin = view if np.shares_memory(view, self.origin) else None
+        elif isinstance(out, np.void) and self.origin is not None:
+            # a record item is a reference: its fields are set through it
+            # (state[0].a = 1.0), which the array does not see
+            never = self.origin[key] == _NEVER
+            self.origin[key] = np.where(never, _WRITTEN, self.origin[key])
         return out
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -249,7 +267,13 @@ class _LocalArray(np.ndarray):
 
 
 def _local_array(buffer: np.ndarray[Any, Any]) -> _LocalArray:
-    """*buffer* as a tracked, poisoned local array."""
+    """*buffer* as a tracked, poisoned local array.
+
+    A record array's items are ``np.record`` scalars, whose fields can be read
+    and set as attributes (``state[0].a``), as in compiled kernels.
+    """
+    if buffer.dtype.names is not None:
+        buffer = buffer.view(np.dtype((np.record, buffer.dtype)))
     array = buffer.view(_LocalArray)
     if array.dtype.kind == "f":
         np.ndarray.fill(array, np.nan)
@@ -472,7 +496,7 @@ def _check_compilable(descriptor: Any, plan: ScanPlan) -> None:
     a callback that appends to a Python list or calls a plain Python helper is
     refused here with the compiler's words instead of running as Python.
     """
-    key = (descriptor.key, plan.value_dtype.str)
+    key = (descriptor.key, statefn.dtype_key(plan.value_dtype))
     with _compilable_lock:
         if key in _compilable:
             found = _compilable[key]
@@ -522,7 +546,16 @@ def _check_compilable(descriptor: Any, plan: ScanPlan) -> None:
 
 
 def _cast(value: Any, dtype: np.dtype[Any]) -> Any:
-    """*value* as a NumPy scalar of *dtype*, converting as C++ would (integers wrap)."""
+    """*value* as a NumPy scalar of *dtype*, converting as C++ would (integers wrap).
+
+    A record is built field by field from a tuple (or copied from a record).
+    """
+    if dtype.names is not None:
+        fields = statefn.record_fields(dtype)
+        out = np.zeros((), dtype=dtype)
+        for f, item in zip(fields, tuple(value), strict=True):
+            out[f.name] = _cast(item, f.dtype)
+        return out[()]
     if type(value) is dtype.type:
         return value
     if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
@@ -552,7 +585,28 @@ def _combiner(op: statefn.ScanOperator, dtype: np.dtype[Any]) -> Callable[[Any, 
     if builtin == "^":
         return lambda a, b: a ^ b
     fn = _host_callable(op.op, op)
+    if dtype.names is not None:
+        tup = statefn.record_tuple(dtype)
+        return lambda a, b: _record_result(fn(_fields(a, tup), _fields(b, tup)), dtype)
     return lambda a, b: _cast(fn(a, b), dtype)
+
+
+def _fields(value: Any, tup: Any) -> Any:
+    """A record as the named tuple callbacks see, its fields NumPy scalars of their types."""
+    return tup(*(value[i] for i in range(len(tup._fields))))
+
+
+def _record_result(value: Any, dtype: np.dtype[Any]) -> Any:
+    """A callback's record result: a tuple of as many numbers as fields, cast to them."""
+    fields = statefn.record_fields(dtype)
+    if not isinstance(value, tuple) or len(value) != len(fields):
+        got = "a record" if isinstance(value, np.void) else type(value).__name__
+        raise statefn.CallbackCompileError(
+            f"a callback returned {got} for values of {statefn.dtype_name(dtype)}; a record "
+            f"result is a tuple of {len(fields)} numbers (the fields "
+            f"{', '.join(f.name for f in fields)} in order), e.g. return (x, y)"
+        )
+    return _cast(value, dtype)
 
 
 def _host_callable(obj: Any, descriptor: Callable[..., Any]) -> Callable[..., Any]:
@@ -777,6 +831,8 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
                 block.calls.pop(seq, None)
     if plan.auto_sync:
         _barrier(thread)
+    if plan.scalar and dtype.names is not None:
+        return results.view(np.dtype((np.record, dtype)))[0]  # fields as attributes
     if plan.scalar:
         return results[0]
     target = values if out is None else out
@@ -801,7 +857,12 @@ def _run_prefix(thread: Any, plan: ScanPlan, call: _Call, rank: int, block: _Blo
             if rank == 0 and plan.stateful and block.first_use(call.states[0]):
                 _check_states(plan, call, n_callers)
             aggregate = call.aggregate
+            record = plan.value_dtype.names is not None
+            if record:  # callbacks see a record value as a named tuple
+                aggregate = _fields(aggregate, statefn.record_tuple(plan.value_dtype))
             result = fn(call.states[rank], aggregate) if plan.stateful else fn(aggregate)
+            if record:
+                result = _record_result(result, plan.value_dtype)
             if rank == 0:
                 call.prefix = _cast(result, plan.value_dtype)
         except BaseException as exc:

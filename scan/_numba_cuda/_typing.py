@@ -54,7 +54,7 @@ from .._calls import (
     plan_call,
 )
 from .._errors import PlanError, ScanError, ScanTypeError
-from .._plan import ArrayFact, Block, Operand, ScalarFact, ScanPlan, TileIOPlan
+from .._plan import ArrayFact, Block, Operand, ScalarFact, ScanPlan, TileIOPlan, TupleFact
 
 __all__ = [
     "FUNCTIONS",
@@ -401,8 +401,13 @@ def _converters(lengths: Mapping[str, int], memory: Mapping[str, str]) -> dict[R
             )
         if isinstance(types.unliteral(ty), types.Boolean):
             raise boolean_operand(function, name)
-        if isinstance(ty, types.Number):
+        if isinstance(ty, types.Number | types.Record):
             return ScalarFact(_np_dtype(ty))
+        if isinstance(ty, types.BaseTuple) and all(
+            isinstance(types.unliteral(t), types.Number) and not isinstance(t, types.Boolean)
+            for t in ty.types
+        ):  # a record value spelled as a tuple (initial_value=(1.0, 0.0))
+            return TupleFact(tuple(_np_dtype(t) for t in ty.types))
         raise ScanTypeError(f"{function}: {name} must be a number or an array (got {ty})")
 
     return {

@@ -156,7 +156,9 @@ CASES: dict[str, Callable[[], object]] = {
     "state_dtype_none": lambda: statefn.stateful(None),
     "state_dtype_not_a_dtype": lambda: statefn.stateful("int65"),
     "state_dtype_float16": lambda: statefn.stateful(np.float16),
-    "state_dtype_record": lambda: statefn.stateful(np.dtype([("a", np.int32), ("b", np.int32)])),
+    "state_dtype_record": lambda: statefn.stateful(
+        np.dtype([("flag", np.uint8), ("value", np.float32)])
+    ),
     "state_dtype_bool": lambda: statefn.stateful(np.bool_),
     "state_dtype_byte_order": lambda: statefn.stateful(_FOREIGN_I8),
     # ---- declaring callbacks: arity and callables

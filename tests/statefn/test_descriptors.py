@@ -55,11 +55,7 @@ def test_every_numpy_spelling_is_canonicalised(spelling: Any) -> None:
         ("U3", "<U3", ""),
         ("S4", "|S4", ""),
         ("M8[ns]", "datetime64[ns]", ""),
-        (
-            [("a", "i4"), ("b", "f8")],
-            "[('a', '<i4'), ('b', '<f8')]",
-            " (a state is one numeric item per thread, not a record or sub-array)",
-        ),
+        (("i4", (2,)), "('<i4', (2,))", " (a state is one item per thread, not a sub-array)"),
     ],
 )
 def test_unsupported_state_dtypes_are_refused(spelling: Any, shown: str, why: str) -> None:
