@@ -20,7 +20,8 @@ Decisions, each with its reason:
   process about to build holds ``.<key>.lock`` (``flock``) and looks again
   once it has it, so processes started together (a test suite's workers, a job
   array) compile each artifact once; the system drops the lock with its
-  holder, so a crash leaves no stale lock behind.
+  holder, so a crash leaves no stale lock behind, and the holder removes the
+  file when done.
 - **Corruption is a miss.** An entry that fails verification is deleted and
   rebuilt; that needs no action, so it is logged (``scan.cache``, INFO). Only
   an entry that cannot be deleted gives a :class:`CacheWarning`.
@@ -286,6 +287,7 @@ class ArtifactCache:
         self._counts: Counter[str] = Counter()
         self._lock = threading.RLock()
         self._key_locks: dict[str, threading.Lock] = {}
+        self._stuck: set[str] = set()  # corrupt entries that could not be deleted
         self._state = "memory" if directory is None else "unchecked"
         self._reason = "no directory configured" if directory is None else ""
         self._read_warned = False
@@ -403,16 +405,18 @@ class ArtifactCache:
         """Hold ``.<key>.lock`` in the directory, so processes build one key once.
 
         ``flock`` locks belong to the open file: the system releases them when
-        the holder exits or crashes, so a lock file left behind is never
-        stale. Without a writable directory (or on a system without
-        ``fcntl``) processes simply build side by side, as before.
+        the holder exits or crashes, so a lock is never stale. The holder
+        removes the file when done; a process that was waiting on it then
+        finds the entry on disk. Without a writable directory (or on a system
+        without ``fcntl``) processes simply build side by side, as before.
         """
         directory = self._disk()
         if fcntl is None or directory is None or self._state != "ok":
             yield
             return
+        path = os.path.join(directory, f".{key}.lock")
         try:
-            fd = os.open(directory / f".{key}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError:
             yield
             return
@@ -421,6 +425,8 @@ class ArtifactCache:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             yield
         finally:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
             os.close(fd)
 
     def stats(self) -> dict[str, int]:
@@ -600,11 +606,15 @@ class ArtifactCache:
         except FileNotFoundError:
             deleted = True
         except OSError as exc:
-            _warn(
-                f"statefn-scan compile cache entry {key} in {directory} is corrupt ({problem}) "
-                f"and cannot be deleted ({exc}); compiling it in every process. Rebuild or "
-                "clear that cache (`python -m scan cache clear`)."
-            )
+            with self._lock:
+                warned = key in self._stuck
+                self._stuck.add(key)
+            if not warned:  # once per entry: a build looks it up twice
+                _warn(
+                    f"statefn-scan compile cache entry {key} in {directory} is corrupt "
+                    f"({problem}) and cannot be deleted ({exc}); compiling it in every process. "
+                    "Rebuild or clear that cache (`python -m scan cache clear`)."
+                )
         if deleted:
             _log.info(
                 "statefn-scan compile cache entry %s in %s is corrupt (%s); "
