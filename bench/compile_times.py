@@ -13,9 +13,8 @@ callback and link builds.
 
     python bench/compile_times.py [--repeats 3] [--concurrent 4]
 
-Cold processes run twice: with the background NVRTC compiles (the default)
-and with ``STATEFN_SCAN_COMPILE_THREADS=1``; ``--concurrent N`` starts N cold
-processes at once on one cache folder (each artifact must be built once).
+``--concurrent N`` starts N cold processes at once on one cache folder (each
+artifact must be built once among them).
 """
 
 from __future__ import annotations
@@ -84,8 +83,8 @@ CHILD = textwrap.dedent(
 )
 
 
-def _env(cache_dir: str, **extra: str) -> dict[str, str]:
-    env = dict(os.environ, STATEFN_SCAN_CACHE_DIR=cache_dir, **extra)
+def _env(cache_dir: str) -> dict[str, str]:
+    env = dict(os.environ, STATEFN_SCAN_CACHE_DIR=cache_dir)
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     return env
 
@@ -95,10 +94,10 @@ def _parse(stdout: str) -> dict[str, object]:
     return result
 
 
-def _run(kind: str, cache_dir: str, **extra: str) -> dict[str, object]:
+def _run(kind: str, cache_dir: str) -> dict[str, object]:
     out = subprocess.run(
         [sys.executable, "-c", CHILD, kind],
-        env=_env(cache_dir, **extra),
+        env=_env(cache_dir),
         capture_output=True,
         text=True,
         check=True,
@@ -136,13 +135,6 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[tuple[str, dict[str, object]]] = []
     for _ in range(args.repeats):
         with tempfile.TemporaryDirectory(prefix="scan-cache-") as cache:
-            rows.append(
-                (
-                    "scan, cold, one compile at a time",
-                    _run("scan", cache, STATEFN_SCAN_COMPILE_THREADS="1"),
-                )
-            )
-        with tempfile.TemporaryDirectory(prefix="scan-cache-") as cache:
             rows.append(("scan, cold cache", _run("scan", cache)))
     if args.concurrent > 1:
         with tempfile.TemporaryDirectory(prefix="scan-cache-") as cache:
@@ -173,9 +165,9 @@ def main(argv: list[str] | None = None) -> int:
         return statistics.median(float(str(r["total"])) for n, r in rows if n == label)
 
     warm, plain = median("scan, warm cache"), median("plain Numba")
-    cold, serial = median("scan, cold cache"), median("scan, cold, one compile at a time")
+    cold = median("scan, cold cache")
     print(f"\nwarm / plain (medians): {warm:.2f} s / {plain:.2f} s = {warm / plain:.2f}x")
-    print(f"cold: {cold:.2f} s (one compile at a time: {serial:.2f} s)")
+    print(f"cold: {cold:.2f} s")
     if args.concurrent > 1:
         together = [float(str(r["total"])) for n, r in rows if n.endswith("processes at once")]
         print(

@@ -15,9 +15,6 @@ Nothing here imports Numba.
 
 from __future__ import annotations
 
-import concurrent.futures
-import functools
-import os
 from typing import Any, Protocol, TypeAlias
 
 import attrs
@@ -35,7 +32,6 @@ from ._target import arch
 from ._vocab import TempStorageLayout
 
 __all__ = [
-    "ENV_COMPILE_THREADS",
     "Built",
     "CallbackCompiler",
     "CallbackDescriptor",
@@ -43,7 +39,6 @@ __all__ = [
     "LinkInput",
     "build",
     "callback",
-    "prefetch",
     "temp_storage_layout",
 ]
 
@@ -168,39 +163,6 @@ def build(
         *(LinkInput(c.symbol, c.ltoir) for c in compiled),
     )
     return Built(plan.symbol, provider.layout, link)
-
-
-def prefetch(plan: ScanPlan | TileIOPlan, cc: tuple[int, int]) -> None:
-    """Start compiling `plan`'s provider in the background; :func:`build` then finds it.
-
-    Front ends call this as soon as a call is planned (while the kernel is
-    typed), so a kernel's NVRTC units compile side by side (NVRTC releases
-    the GIL) instead of one after another as its calls are lowered. A failure
-    here is ignored: :func:`build` compiles again and raises it.
-    """
-    pool = _pool()
-    if pool is None:
-        return
-    try:
-        check_target(cc)
-        source = _source(plan)
-    except Exception:  # build() raises it where the user sees it
-        return
-    pool.submit(compile_provider, plan.symbol, source, cc=cc, what=_what(plan))
-
-
-#: How many NVRTC compiles may run in the background (0 or 1: none, compile as
-#: calls are lowered); default ``min(8, os.cpu_count())``.
-ENV_COMPILE_THREADS = "STATEFN_SCAN_COMPILE_THREADS"
-
-
-@functools.cache
-def _pool() -> concurrent.futures.ThreadPoolExecutor | None:
-    text = os.environ.get(ENV_COMPILE_THREADS, "").strip()
-    workers = int(text) if text.isdigit() else min(8, os.cpu_count() or 1)
-    if workers <= 1:
-        return None
-    return concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="scan-nvrtc")
 
 
 def _callbacks(plan: ScanPlan | TileIOPlan) -> list[CallbackDescriptor]:

@@ -233,7 +233,7 @@ def compile_provider(
             meta={"temp_bytes": layout.size, "temp_align": layout.alignment, "symbol": symbol},
         )
 
-    # the cache builds each key once, even when threads (prefetch) ask together
+    # the cache builds each key once, even when threads or processes ask together
     art = get_or_build("provider", key, build, what=f"{what or symbol} for {arch(cc)}")
     size, align = art.meta["temp_bytes"], art.meta["temp_align"]
     assert isinstance(size, int)

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from numba.cuda import launchconfig, types
 from numba.cuda.core import errors as numba_errors
-from numba.cuda.core import ir, targetconfig
+from numba.cuda.core import ir
 from numba.cuda.core.rewrites import Rewrite, register_rewrite
 from numba.cuda.cudadecl import registry as typing_registry
 from numba.cuda.extending import core_models, register_model, typeof_impl
@@ -42,7 +42,6 @@ from numba.cuda.typing.templates import AbstractTemplate, signature
 import statefn
 
 from .. import block
-from .._build import prefetch
 from .._calls import (
     CALLS,
     MISSING,
@@ -575,23 +574,6 @@ class _EntryPointType(types.Function):  # type: ignore[misc]
             raise carried.error from None
 
 
-_prefetched: set[tuple[str, tuple[int, int]]] = set()
-
-
-def _prefetch(plan: ScanPlan | TileIOPlan) -> None:
-    """Start the provider's NVRTC compile now, beside the kernel's other calls."""
-    flags = targetconfig.ConfigStack.top_or_none()
-    cc = None if flags is None else getattr(flags, "compute_capability", None)
-    if not cc:
-        return
-    target = (int(cc[0]), int(cc[1]))
-    with _typed_lock:
-        if (plan.key, target) in _prefetched:
-            return
-        _prefetched.add((plan.key, target))
-    prefetch(plan, target)
-
-
 def _make_template(name: str) -> type[AbstractTemplate]:
     def generic(self: Any, args: tuple[Any, ...], kws: Mapping[str, Any]) -> Any:
         visible = {k: v for k, v in kws.items() if k != LENGTHS_KW}
@@ -610,7 +592,6 @@ def _make_template(name: str) -> type[AbstractTemplate]:
         )
         with _typed_lock:
             _typed[_typed_key(name, argtys)] = plan
-        _prefetch(plan)
         return signature(ret, *argtys).replace(pysig=_FOLD_SIGS[name])
 
     return type(
