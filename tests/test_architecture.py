@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("scan._cache",),
     ("scan._compile",),
     ("scan._build",),
-    ("scan.block",),
+    ("scan.block", "scan._numba_facts"),
     ("scan._numba_cuda._linkcache", "scan._numba_cuda._sim"),
     ("scan._numba_cuda._typing",),
     ("scan._numba_cuda._lowering", "scan._numba_cuda._kernel"),

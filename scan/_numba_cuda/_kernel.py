@@ -18,16 +18,14 @@ from typing import Any, Literal
 import statefn
 
 from .._errors import ScanError
-from .._plan import resolve_block
-from .._target import check_cc
+from .._numba_facts import CompileRequest, compile_request
 from . import _linkcache
 
 __all__ = ["compile_kernel"]
 
-_OUTPUTS = ("cubin", "ltoir")
 _MEMO: dict[tuple[Any, ...], tuple[bytes, ...]] = {}
 _lock = threading.Lock()
-# the dispatcher options compile_all understands
+# the dispatcher options compile_all takes
 _OPTIONS = ("debug", "lineinfo", "fastmath", "opt", "launch_bounds")
 
 
@@ -79,52 +77,50 @@ def compile_kernel(
         )
     from numba.cuda.core.sigutils import normalize_signature
 
-    if output not in _OUTPUTS:
-        raise ValueError(f"scan.compile: output must be 'cubin' or 'ltoir' (got {output!r})")
-    target = check_cc(cc)
-    shape = None if block is None else resolve_block("scan.compile", block, None)
-    args, ret = normalize_signature(signature)
-    if ret is not None and str(ret) != "none":
-        raise TypeError(f"scan.compile: a kernel returns nothing; got the return type {ret}")
-    pyfunc = getattr(kernel, "py_func", kernel)
-    if not callable(pyfunc):
-        raise TypeError(f"scan.compile: expected a @cuda.jit kernel or a function, got {kernel!r}")
-    options = getattr(kernel, "targetoptions", {})
-    chosen = {k: options[k] for k in _OPTIONS if options.get(k) is not None}
+    request = compile_request(
+        kernel,
+        signature,
+        cc=cc,
+        output=output,
+        block=block,
+        normalize_signature=normalize_signature,
+        honoured=_OPTIONS,
+    )
     # Like a dispatcher, compile a function once per signature and target in a
     # process (numba numbers functions as it compiles them: a second compile
     # would give other symbol names, and so other bytes).
-    memo_key = (pyfunc, tuple(args), target, shape, tuple(sorted(chosen.items())))
+    memo_key = request.memo_key
     try:
         objects = _MEMO.get(memo_key)
         memoised = True
     except TypeError:  # an unhashable option
         objects, memoised = None, False
     if objects is None:
-        objects = _objects(pyfunc, args, target, shape, chosen)
+        objects = _objects(request)
         if memoised:
             with _lock:
                 _MEMO[memo_key] = objects
     if output == "ltoir":
         return list(objects)
-    return _linkcache.link_objects(objects, target, getattr(pyfunc, "__qualname__", ""))
+    name = getattr(request.pyfunc, "__qualname__", "")
+    return _linkcache.link_objects(objects, request.cc, name)
 
 
-def _objects(
-    pyfunc: Callable[..., Any],
-    args: Any,
-    target: tuple[int, int],
-    shape: Any,
-    chosen: dict[str, Any],
-) -> tuple[bytes, ...]:
+def _objects(request: CompileRequest) -> tuple[bytes, ...]:
     from numba import cuda
 
     from ._typing import assume_block  # registers the typing: not under the simulator
 
     try:
-        with assume_block(shape):
+        with assume_block(request.block):
             codes, _ = cuda.compile_all(
-                pyfunc, tuple(args), device=False, abi="numba", output="ltoir", cc=target, **chosen
+                request.pyfunc,
+                request.args,
+                device=False,
+                abi="numba",
+                output="ltoir",
+                cc=request.cc,
+                **dict(request.options),
             )
     except (ScanError, statefn.StatefnError) as exc:  # named at the call: no numba frames
         raise exc.with_traceback(None) from None

@@ -44,16 +44,13 @@ import statefn
 from .. import block
 from .._calls import (
     CALLS,
-    MISSING,
-    Converter,
-    Role,
     bind,
-    boolean_operand,
     collect_facts,
     plan_call,
 )
-from .._errors import PlanError, ScanError, ScanTypeError
-from .._plan import ArrayFact, Block, Operand, ScalarFact, ScanPlan, TileIOPlan, TupleFact
+from .._errors import ScanError
+from .._numba_facts import NumbaFacts
+from .._plan import Block, ScanPlan, TileIOPlan
 
 __all__ = [
     "FUNCTIONS",
@@ -334,88 +331,8 @@ class RecordStaticLengths(Rewrite):  # type: ignore[misc]
 # Numba types as facts
 
 
-_EXAMPLES = {
-    "threads": "128",
-    "items_per_thread": "4",
-    "algorithm": "'raking'",
-    "mode": "'inclusive'",
-    "auto_sync": "False",
-}
-
-
-def _absent(ty: Any) -> bool:
-    return ty is MISSING or ty is None or isinstance(ty, types.NoneType | types.Omitted)
-
-
-def _literal(function: str, name: str, ty: Any) -> Any:
-    """The Python value of a literal argument (None when omitted or None)."""
-    if _absent(ty):
-        return getattr(ty, "value", None)
-    if isinstance(ty, types.Literal):
-        return ty.literal_value
-    if isinstance(ty, types.BaseTuple):
-        return tuple(_literal(function, name, t) for t in ty.types)
-    raise PlanError(
-        f"{function}: {name}= must be a literal constant written in the kernel (got a runtime "
-        f"value of type {ty}); write it out, e.g. {name}={_EXAMPLES.get(name, '...')}"
-    )
-
-
-def _callable(function: str, name: str, ty: Any) -> Any:
-    """The Python object a callable-valued argument denotes."""
-    if _absent(ty):
-        return None
-    if isinstance(ty, DescriptorType):
-        return ty.descriptor
-    if isinstance(ty, PlainCallable):
-        return ty.obj
-    if isinstance(ty, types.Dispatcher):
-        return ty.dispatcher
-    if isinstance(ty, types.Literal):
-        return ty.literal_value
-    if isinstance(ty, types.Function):
-        return ty.typing_key
-    raise ScanTypeError(
-        f"got an operand of type {ty} where a callback or operator was expected; pass a "
-        "statefn descriptor, a @cuda.jit(device=True) function or an operator string such as '+'"
-    )
-
-
-def _np_dtype(ty: Any) -> np.dtype[Any]:
-    dtype: np.dtype[Any] = np.dtype(as_dtype(types.unliteral(ty)))
-    return dtype
-
-
-def _converters(lengths: Mapping[str, int], memory: Mapping[str, str]) -> dict[Role, Converter]:
-    def operand(function: str, name: str, ty: Any) -> Operand | None:
-        if _absent(ty):
-            return None
-        if isinstance(ty, types.Array):
-            return ArrayFact(
-                dtype=_np_dtype(ty.dtype),
-                ndim=ty.ndim,
-                length=lengths.get(name),
-                contiguous=ty.layout == "C",
-                memory=memory.get(name),  # type: ignore[arg-type]
-            )
-        if isinstance(types.unliteral(ty), types.Boolean):
-            raise boolean_operand(function, name)
-        if isinstance(ty, types.Number | types.Record):
-            return ScalarFact(_np_dtype(ty))
-        if isinstance(ty, types.BaseTuple) and all(
-            isinstance(types.unliteral(t), types.Number) and not isinstance(t, types.Boolean)
-            for t in ty.types
-        ):  # a record value spelled as a tuple (initial_value=(1.0, 0.0))
-            return TupleFact(tuple(_np_dtype(t) for t in ty.types))
-        raise ScanTypeError(f"{function}: {name} must be a number or an array (got {ty})")
-
-    return {
-        "operand": operand,
-        "array": operand,
-        "index": operand,
-        "literal": _literal,
-        "callable": _callable,
-    }
+#: Numba-cuda's types as plan facts.
+FACTS = NumbaFacts(types, as_dtype, DescriptorType, PlainCallable)
 
 
 def _parse_lengths(text: Any) -> tuple[dict[str, int], dict[str, str]]:
@@ -458,8 +375,8 @@ def _launch_block() -> Block | None:
 
 
 def _plan(name: str, bound: Mapping[str, Any], hidden: Any) -> ScanPlan | TileIOPlan:
-    lengths, memory = _parse_lengths(_literal(name, LENGTHS_KW, hidden))
-    facts = collect_facts(name, bound, _converters(lengths, memory))
+    lengths, memory = _parse_lengths(FACTS.literal(name, LENGTHS_KW, hidden))
+    facts = collect_facts(name, bound, FACTS.converters(lengths, memory))
     return plan_call(name, facts, _launch_block())
 
 
@@ -485,7 +402,7 @@ def typed_plan(name: str, argtys: tuple[Any, ...]) -> ScanPlan | TileIOPlan:
         return plan
     bound = dict(zip(_FOLD_SIGS[name].parameters, argtys, strict=True))
     hidden = bound.pop(LENGTHS_KW)
-    return _plan(name, {k: v for k, v in bound.items() if not _absent(v)}, hidden)
+    return _plan(name, {k: v for k, v in bound.items() if not FACTS.absent(v)}, hidden)
 
 
 # ---------------------------------------------------------------------------

@@ -18,15 +18,13 @@ from typing import Any, Literal
 import statefn
 
 from .._errors import ScanError
-from .._plan import resolve_block
-from .._target import check_cc
+from .._numba_facts import compile_request
 from ._lowering import collect_link_inputs
 from ._target import offline_target
 from ._typing import assume_block
 
 __all__ = ["compile_kernel"]
 
-_OUTPUTS = ("cubin", "ltoir")
 _OPTIONS = ("debug", "lineinfo", "fastmath", "launch_bounds", "max_registers", "opt_level")
 _MEMO: dict[tuple[Any, ...], Any] = {}
 _lock = threading.Lock()
@@ -44,19 +42,18 @@ def compile_kernel(
     from numba_cuda_mlir import cuda
     from numba_cuda_mlir.numba_cuda.core.sigutils import normalize_signature
 
-    if output not in _OUTPUTS:
-        raise ValueError(f"scan.compile: output must be 'cubin' or 'ltoir' (got {output!r})")
-    target = check_cc(cc)
-    shape = None if block is None else resolve_block("scan.compile", block, None)
-    args, ret = normalize_signature(signature)
-    if ret is not None and str(ret) != "none":
-        raise TypeError(f"scan.compile: a kernel returns nothing; got the return type {ret}")
-    pyfunc = getattr(kernel, "py_func", kernel)
-    if not callable(pyfunc):
-        raise TypeError(f"scan.compile: expected a @cuda.jit kernel or a function, got {kernel!r}")
-    options = getattr(kernel, "targetoptions", {})
-    chosen = {k: options[k] for k in _OPTIONS if options.get(k) is not None}
-    memo_key = (pyfunc, tuple(args), target, shape, output, tuple(sorted(chosen.items())))
+    request = compile_request(
+        kernel,
+        signature,
+        cc=cc,
+        output=output,
+        block=block,
+        normalize_signature=normalize_signature,
+        honoured=_OPTIONS,
+    )
+    pyfunc, args, target, shape = request.pyfunc, request.args, request.cc, request.block
+    chosen = dict(request.options)
+    memo_key = (*request.memo_key, output)
     with _lock:
         found = _MEMO.get(memo_key)
     if found is not None:

@@ -41,16 +41,13 @@ import statefn
 from .. import block
 from .._calls import (
     CALLS,
-    MISSING,
-    Converter,
-    Role,
     bind,
-    boolean_operand,
     collect_facts,
     plan_call,
 )
-from .._errors import PlanError, ScanError, ScanTypeError
-from .._plan import ArrayFact, Block, Operand, ScalarFact, ScanPlan, TileIOPlan
+from .._errors import ScanError
+from .._numba_facts import NumbaFacts
+from .._plan import Block, ScanPlan, TileIOPlan
 
 __all__ = [
     "FUNCTIONS",
@@ -283,81 +280,8 @@ def _parse(text: str) -> tuple[dict[str, int], dict[str, str], Block | None]:
 # ---------------------------------------------------------------------------
 # Numba types as facts
 
-_EXAMPLES = {
-    "threads": "128",
-    "items_per_thread": "4",
-    "algorithm": "'raking'",
-    "mode": "'inclusive'",
-    "auto_sync": "False",
-}
-
-
-def _absent(ty: Any) -> bool:
-    return ty is MISSING or ty is None or isinstance(ty, types.NoneType | types.Omitted)
-
-
-def _literal(function: str, name: str, ty: Any) -> Any:
-    if _absent(ty):
-        return getattr(ty, "value", None)
-    if isinstance(ty, types.Literal):
-        return ty.literal_value
-    if isinstance(ty, types.BaseTuple):
-        return tuple(_literal(function, name, t) for t in ty.types)
-    raise PlanError(
-        f"{function}: {name}= must be a literal constant written in the kernel (got a runtime "
-        f"value of type {ty}); write it out, e.g. {name}={_EXAMPLES.get(name, '...')}"
-    )
-
-
-def _callable(function: str, name: str, ty: Any) -> Any:
-    if _absent(ty):
-        return None
-    if isinstance(ty, DescriptorType):
-        return ty.descriptor
-    if isinstance(ty, RefusedCallable):
-        return ty.obj
-    if isinstance(ty, types.Dispatcher):
-        return ty.dispatcher
-    if isinstance(ty, types.Literal):
-        return ty.literal_value
-    if isinstance(ty, types.Function):
-        return ty.typing_key
-    raise ScanTypeError(
-        f"got an operand of type {ty} where a callback or operator was expected; pass a "
-        "statefn descriptor, a @cuda.jit(device=True) function or an operator string such as '+'"
-    )
-
-
-def _np_dtype(ty: Any) -> np.dtype[Any]:
-    dtype: np.dtype[Any] = np.dtype(as_dtype(types.unliteral(ty)))
-    return dtype
-
-
-def _converters(lengths: Mapping[str, int], memory: Mapping[str, str]) -> dict[Role, Converter]:
-    def operand(function: str, name: str, ty: Any) -> Operand | None:
-        if _absent(ty):
-            return None
-        if isinstance(ty, types.Array):
-            return ArrayFact(
-                dtype=_np_dtype(ty.dtype),
-                ndim=ty.ndim,
-                length=lengths.get(name),
-                contiguous=ty.layout == "C",
-                memory=memory.get(name),  # type: ignore[arg-type]
-            )
-        if isinstance(types.unliteral(ty), types.Boolean):
-            raise boolean_operand(function, name)
-        if isinstance(ty, types.Number):
-            return ScalarFact(_np_dtype(ty))
-        raise ScanTypeError(f"{function}: {name} must be a number or an array (got {ty})")
-
-    return {
-        "operand": operand,
-        "array": operand,
-        "index": operand,
-        "literal": _literal,
-        "callable": _callable,
-    }
+#: numba-cuda-mlir's types as plan facts (records are numba-cuda's alone for now).
+FACTS = NumbaFacts(types, as_dtype, DescriptorType, RefusedCallable, records=False)
 
 
 def _plan(name: str, bound: Mapping[str, Any]) -> ScanPlan | TileIOPlan:
@@ -365,7 +289,7 @@ def _plan(name: str, bound: Mapping[str, Any]) -> ScanPlan | TileIOPlan:
     text = hidden.literal_value if isinstance(hidden, types.Literal) else ""
     lengths, memory, launch = _parse(text)
     visible = {k: v for k, v in bound.items() if k != HIDDEN_KW}
-    facts = collect_facts(name, visible, _converters(lengths, memory))
+    facts = collect_facts(name, visible, FACTS.converters(lengths, memory))
     return plan_call(name, facts, launch)
 
 

@@ -35,6 +35,7 @@ CHECKED_MODULES = [
     "scan/_compile.py",
     "scan/_numba_cuda/__init__.py",
     "scan/_numba_cuda/_typing.py",
+    "scan/_numba_facts.py",
     "scan/_numba_cuda/_lowering.py",
     "statefn/_arity.py",
     "statefn/_dtypes.py",

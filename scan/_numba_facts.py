@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Numba types as plan facts: the converters of every Numba-based front end.
+
+numba-cuda and numba-cuda-mlir type kernels with the same Numba type system,
+each from its own copy of the ``types`` module. A front end describes its copy
+with one :class:`NumbaFacts` (its ``types`` module, its ``as_dtype``, and the
+two types it gives descriptors and refused callables) and gets the converters
+:func:`scan._calls.collect_facts` takes, one per argument role. So both front
+ends turn the same types into the same facts, with the same messages. Nothing
+here imports Numba.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+import numpy as np
+
+from ._calls import MISSING, Converter, Role, boolean_operand
+from ._errors import PlanError, ScanTypeError
+from ._plan import ArrayFact, Block, Operand, ScalarFact, TupleFact, resolve_block
+from ._target import check_cc
+
+__all__ = ["CompileRequest", "NumbaFacts", "compile_request"]
+
+_EXAMPLES = {
+    "threads": "128",
+    "items_per_thread": "4",
+    "algorithm": "'raking'",
+    "mode": "'inclusive'",
+    "auto_sync": "False",
+}
+
+
+@attrs.frozen
+class NumbaFacts:
+    """One front end's Numba types, and how they become facts.
+
+    Attributes
+    ----------
+    types : module
+        The front end's Numba ``types`` module.
+    as_dtype : callable
+        Its ``numpy_support.as_dtype``.
+    descriptor_type, refused_type : type
+        The types it gives statefn descriptors and callables it could not
+        make descriptors of (both carry the Python object).
+    records : bool
+        Whether record values (and tuples spelling them) are facts here.
+    """
+
+    types: Any
+    as_dtype: Callable[[Any], Any]
+    descriptor_type: type
+    refused_type: type
+    records: bool = True
+
+    def absent(self, ty: Any) -> bool:
+        """Whether an argument was not passed, or passed as None."""
+        return (
+            ty is MISSING or ty is None or isinstance(ty, self.types.NoneType | self.types.Omitted)
+        )
+
+    def literal(self, function: str, name: str, ty: Any) -> Any:
+        """The Python value of a literal argument (None when omitted or None)."""
+        if self.absent(ty):
+            return getattr(ty, "value", None)
+        if isinstance(ty, self.types.Literal):
+            return ty.literal_value
+        if isinstance(ty, self.types.BaseTuple):
+            return tuple(self.literal(function, name, t) for t in ty.types)
+        example = _EXAMPLES.get(name, "...")
+        raise PlanError(
+            f"{function}: {name}= must be a literal constant written in the kernel (got a runtime "
+            f"value of type {ty}); write it out, e.g. {name}={example}"
+        )
+
+    def callable(self, function: str, name: str, ty: Any) -> Any:
+        """The Python object a callable-valued argument denotes."""
+        types = self.types
+        if self.absent(ty):
+            return None
+        if isinstance(ty, self.descriptor_type):
+            return ty.descriptor  # type: ignore[attr-defined]
+        if isinstance(ty, self.refused_type):
+            return ty.obj  # type: ignore[attr-defined]
+        if isinstance(ty, types.Dispatcher):
+            return ty.dispatcher
+        if isinstance(ty, types.Literal):
+            return ty.literal_value
+        if isinstance(ty, types.Function):
+            return ty.typing_key
+        fix = (
+            "pass a statefn descriptor, a @cuda.jit(device=True) function or an operator string "
+            "such as '+'"
+        )
+        raise ScanTypeError(
+            f"got an operand of type {ty} where a callback or operator was expected; {fix}"
+        )
+
+    def np_dtype(self, ty: Any) -> np.dtype[Any]:
+        """The NumPy dtype of a scalar type."""
+        dtype: np.dtype[Any] = np.dtype(self.as_dtype(self.types.unliteral(ty)))
+        return dtype
+
+    def converters(
+        self, lengths: Mapping[str, int], memory: Mapping[str, str]
+    ) -> dict[Role, Converter]:
+        """The converters of one call, given its local arrays' lengths and memory spaces."""
+        types = self.types
+
+        def operand(function: str, name: str, ty: Any) -> Operand | None:
+            if self.absent(ty):
+                return None
+            if isinstance(ty, types.Array):
+                return ArrayFact(
+                    dtype=self.np_dtype(ty.dtype),
+                    ndim=ty.ndim,
+                    length=lengths.get(name),
+                    contiguous=ty.layout == "C",
+                    memory=memory.get(name),  # type: ignore[arg-type]
+                )
+            if isinstance(types.unliteral(ty), types.Boolean):
+                raise boolean_operand(function, name)
+            scalars = (types.Number, types.Record) if self.records else types.Number
+            if isinstance(ty, scalars):
+                return ScalarFact(self.np_dtype(ty))
+            if (
+                self.records
+                and isinstance(ty, types.BaseTuple)
+                and all(
+                    isinstance(types.unliteral(t), types.Number)
+                    and not isinstance(t, types.Boolean)
+                    for t in ty.types
+                )
+            ):  # a record value spelled as a tuple (initial_value=(1.0, 0.0))
+                return TupleFact(tuple(self.np_dtype(t) for t in ty.types))
+            raise ScanTypeError(f"{function}: {name} must be a number or an array (got {ty})")
+
+        return {
+            "operand": operand,
+            "array": operand,
+            "index": operand,
+            "literal": self.literal,
+            "callable": self.callable,
+        }
+
+
+# ---------------------------------------------------------------------------
+# scan.compile's arguments
+
+_OUTPUTS = ("cubin", "ltoir")
+
+
+@attrs.frozen
+class CompileRequest:
+    """``scan.compile``'s arguments, checked: what either front end compiles."""
+
+    pyfunc: Callable[..., Any]
+    args: tuple[Any, ...]
+    cc: tuple[int, int]
+    block: Block | None
+    options: tuple[tuple[str, Any], ...]
+
+    @property
+    def memo_key(self) -> tuple[Any, ...]:
+        """Equal for requests that compile to the same code in one process."""
+        return (self.pyfunc, self.args, self.cc, self.block, self.options)
+
+
+def compile_request(
+    kernel: Any,
+    signature: Any,
+    *,
+    cc: object,
+    output: str,
+    block: int | tuple[int, ...] | None,
+    normalize_signature: Callable[[Any], tuple[Any, Any]],
+    honoured: tuple[str, ...],
+) -> CompileRequest:
+    """Check ``scan.compile``'s arguments before anything is compiled.
+
+    `honoured` names the kernel's options (``@cuda.jit(fastmath=True)``, ...)
+    that the front end's compile takes over.
+    """
+    if output not in _OUTPUTS:
+        raise ValueError(f"scan.compile: output must be 'cubin' or 'ltoir' (got {output!r})")
+    target = check_cc(cc)
+    shape = None if block is None else resolve_block("scan.compile", block, None)
+    args, ret = normalize_signature(signature)
+    if ret is not None and str(ret) != "none":
+        raise TypeError(f"scan.compile: a kernel returns nothing; got the return type {ret}")
+    pyfunc = getattr(kernel, "py_func", kernel)
+    if not callable(pyfunc):
+        raise TypeError(f"scan.compile: expected a @cuda.jit kernel or a function, got {kernel!r}")
+    options = getattr(kernel, "targetoptions", {})
+    chosen = tuple(sorted((k, options[k]) for k in honoured if options.get(k) is not None))
+    return CompileRequest(pyfunc, tuple(args), target, shape, chosen)
