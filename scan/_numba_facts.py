@@ -18,12 +18,14 @@ from typing import Any
 import attrs
 import numpy as np
 
+import statefn
+
 from ._calls import MISSING, Converter, Role, boolean_operand
 from ._errors import PlanError, ScanTypeError
 from ._plan import ArrayFact, Block, Operand, ScalarFact, TupleFact, resolve_block
 from ._target import check_cc
 
-__all__ = ["CompileRequest", "NumbaFacts", "compile_request"]
+__all__ = ["CompileRequest", "NumbaFacts", "Refused", "as_descriptor", "compile_request"]
 
 _EXAMPLES = {
     "threads": "128",
@@ -32,6 +34,59 @@ _EXAMPLES = {
     "mode": "'inclusive'",
     "auto_sync": "False",
 }
+
+
+class Refused:
+    """A plain function offered as a callback that :func:`statefn.normalize` refuses.
+
+    Typed as the front end's refused-callable type, so planning raises the
+    refusal with the planner's words, as in the simulator.
+    """
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+
+def as_descriptor(obj: Any, role: str) -> Any:
+    """The descriptor a front end types instead of a plain function passed as a callback.
+
+    Numba cannot type a plain Python function (or lambda) named in a kernel;
+    the scans accept one as a callback (``statefn.normalize`` makes it a
+    stateless callback or a scan operator), so the front ends swap the global
+    for its descriptor before type inference.
+    """
+    try:
+        return statefn.normalize(obj, role=role)  # type: ignore[call-overload]
+    except statefn.StatefnError:
+        return Refused(obj)
+
+
+def _callable_types(dummy: type) -> tuple[type, type]:
+    """A front end's types for descriptors and refused callables, on its ``types.Dummy``."""
+
+    class DescriptorType(dummy):  # type: ignore[misc]
+        """Numba type of a statefn descriptor named in a kernel (a compile-time constant)."""
+
+        def __init__(self, descriptor: Any) -> None:
+            self.descriptor = descriptor
+            super().__init__(name=f"statefn.{type(descriptor).__name__}({descriptor.key[:16]})")
+
+        @property
+        def key(self) -> Any:
+            return (type(self.descriptor).__name__, self.descriptor.key)
+
+    class RefusedCallable(dummy):  # type: ignore[misc]
+        """Numba type of a plain function the descriptors refuse (the planner says why)."""
+
+        def __init__(self, obj: Any) -> None:
+            self.obj = obj
+            super().__init__(name=f"statefn.refused({getattr(obj, '__qualname__', type(obj))})")
+
+        @property
+        def key(self) -> Any:
+            return (RefusedCallable, self.obj)
+
+    return DescriptorType, RefusedCallable
 
 
 @attrs.frozen
@@ -44,18 +99,25 @@ class NumbaFacts:
         The front end's Numba ``types`` module.
     as_dtype : callable
         Its ``numpy_support.as_dtype``.
-    descriptor_type, refused_type : type
-        The types it gives statefn descriptors and callables it could not
-        make descriptors of (both carry the Python object).
     records : bool
         Whether record values (and tuples spelling them) are facts here.
+    descriptor_type, refused_type : type
+        The types of statefn descriptors and of :class:`Refused` callables in
+        its kernels (made from its ``types.Dummy``; the front end registers
+        their ``typeof`` and data model).
     """
 
     types: Any
     as_dtype: Callable[[Any], Any]
+    records: bool
     descriptor_type: type
     refused_type: type
-    records: bool = True
+
+    @classmethod
+    def of(cls, types: Any, as_dtype: Callable[[Any], Any], *, records: bool = True) -> NumbaFacts:
+        """The facts of a front end's ``types`` module, with its two callable types made."""
+        descriptor_type, refused_type = _callable_types(types.Dummy)
+        return cls(types, as_dtype, records, descriptor_type, refused_type)
 
     def absent(self, ty: Any) -> bool:
         """Whether an argument was not passed, or passed as None."""

@@ -49,7 +49,7 @@ from .._calls import (
     plan_call,
 )
 from .._errors import ScanError
-from .._numba_facts import NumbaFacts
+from .._numba_facts import NumbaFacts, Refused, as_descriptor
 from .._plan import Block, ScanPlan, TileIOPlan
 
 __all__ = [
@@ -98,21 +98,15 @@ _FOLD_SIGS = {name: fold_signature(name) for name in CALLS}
 # descriptors as kernel globals
 
 
-class DescriptorType(types.Dummy):  # type: ignore[misc]
-    """Numba type of a statefn descriptor named in a kernel (a compile-time constant)."""
-
-    def __init__(self, descriptor: Any) -> None:
-        self.descriptor = descriptor
-        super().__init__(name=f"statefn.{type(descriptor).__name__}({descriptor.key[:16]})")
-
-    @property
-    def key(self) -> Any:
-        return (type(self.descriptor).__name__, self.descriptor.key)
-
+#: Numba-cuda's types as plan facts, and its types of descriptors and refused callables.
+FACTS = NumbaFacts.of(types, as_dtype)
+DescriptorType = FACTS.descriptor_type
 
 for _cls in (statefn.StatefulFunction, statefn.StatelessFunction, statefn.ScanOperator):
-    typeof_impl.register(_cls)(lambda val, c: DescriptorType(val))
-register_model(DescriptorType)(core_models.OpaqueModel)
+    typeof_impl.register(_cls)(lambda val, c: FACTS.descriptor_type(val))
+typeof_impl.register(Refused)(lambda val, c: FACTS.refused_type(val.obj))
+register_model(FACTS.descriptor_type)(core_models.OpaqueModel)
+register_model(FACTS.refused_type)(core_models.OpaqueModel)
 
 
 # ---------------------------------------------------------------------------
@@ -200,44 +194,6 @@ _MEMORY_SUFFIX = "@memory"
 _CALLBACK_ROLES = {"prefix_op": "prefix", "scan_op": "scan_op"}
 
 
-class PlainCallable(types.Dummy):  # type: ignore[misc]
-    """Numba type of a plain function the descriptors refuse (the planner says why)."""
-
-    def __init__(self, obj: Any) -> None:
-        self.obj = obj
-        super().__init__(name=f"statefn.refused({getattr(obj, '__qualname__', type(obj))})")
-
-    @property
-    def key(self) -> Any:
-        return (PlainCallable, self.obj)
-
-
-class _Refused:
-    """A plain function offered as a callback that :func:`statefn.normalize` refuses."""
-
-    def __init__(self, obj: Any) -> None:
-        self.obj = obj
-
-
-typeof_impl.register(_Refused)(lambda val, c: PlainCallable(val.obj))
-register_model(PlainCallable)(core_models.OpaqueModel)
-
-
-def _as_descriptor(obj: Any, role: str) -> Any:
-    """The descriptor numba types instead of a plain function passed as a callback.
-
-    numba cannot type a plain Python function (or lambda) named in a kernel;
-    the scans accept one as a callback (``statefn.normalize`` makes it a
-    stateless callback or a scan operator), so the rewrite swaps the global
-    for its descriptor before type inference. A function the descriptors
-    refuse is wrapped so that planning raises the refusal, as in the simulator.
-    """
-    try:
-        return statefn.normalize(obj, role=role)  # type: ignore[call-overload]
-    except statefn.StatefnError:
-        return _Refused(obj)
-
-
 def _plain_function_global(func_ir: Any, var: Any) -> Any:
     """The global (or free variable) holding a plain function that *var* names, or None."""
     try:
@@ -315,7 +271,7 @@ class RecordStaticLengths(Rewrite):  # type: ignore[misc]
             # numba types every global it loads, so the global itself now
             # holds the descriptor (a plain function would be an untyped global)
             for defn, role in swaps:
-                defn.value = _as_descriptor(defn.value, role)
+                defn.value = as_descriptor(defn.value, role)
         for stmt in self._block.body:
             text = targets.get(id(stmt))
             if text is not None:
@@ -329,10 +285,6 @@ class RecordStaticLengths(Rewrite):  # type: ignore[misc]
 
 # ---------------------------------------------------------------------------
 # Numba types as facts
-
-
-#: Numba-cuda's types as plan facts.
-FACTS = NumbaFacts(types, as_dtype, DescriptorType, PlainCallable)
 
 
 def _parse_lengths(text: Any) -> tuple[dict[str, int], dict[str, str]]:

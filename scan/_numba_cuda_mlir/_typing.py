@@ -46,7 +46,7 @@ from .._calls import (
     plan_call,
 )
 from .._errors import ScanError
-from .._numba_facts import NumbaFacts
+from .._numba_facts import NumbaFacts, Refused, as_descriptor
 from .._plan import Block, ScanPlan, TileIOPlan
 
 __all__ = [
@@ -72,47 +72,16 @@ _MEMORY = "@memory"
 # descriptors and refused plain functions as kernel globals
 
 
-class DescriptorType(types.Dummy):  # type: ignore[misc]
-    """Numba type of a statefn descriptor named in a kernel (a compile-time constant)."""
-
-    def __init__(self, descriptor: Any) -> None:
-        self.descriptor = descriptor
-        super().__init__(name=f"statefn.{type(descriptor).__name__}({descriptor.key[:16]})")
-
-    @property
-    def key(self) -> Any:
-        return (type(self.descriptor).__name__, self.descriptor.key)
-
-
-class RefusedCallable(types.Dummy):  # type: ignore[misc]
-    """Numba type of a plain function the descriptors refuse (the planner says why)."""
-
-    def __init__(self, obj: Any) -> None:
-        self.obj = obj
-        super().__init__(name=f"statefn.refused({getattr(obj, '__qualname__', type(obj))})")
-
-    @property
-    def key(self) -> Any:
-        return (RefusedCallable, self.obj)
-
-
-class _Refused:
-    def __init__(self, obj: Any) -> None:
-        self.obj = obj
-
+#: numba-cuda-mlir's types as plan facts (records are numba-cuda's alone for now),
+#: and its types of descriptors and refused callables.
+FACTS = NumbaFacts.of(types, as_dtype, records=False)
+DescriptorType = FACTS.descriptor_type
 
 for _cls in (statefn.StatefulFunction, statefn.StatelessFunction, statefn.ScanOperator):
-    extending.typeof_impl.register(_cls)(lambda val, c: DescriptorType(val))
-extending.typeof_impl.register(_Refused)(lambda val, c: RefusedCallable(val.obj))
-extending.register_model(DescriptorType)(OpaqueModel)
-extending.register_model(RefusedCallable)(OpaqueModel)
-
-
-def _as_descriptor(obj: Any, role: str) -> Any:
-    try:
-        return statefn.normalize(obj, role=role)  # type: ignore[call-overload]
-    except statefn.StatefnError:
-        return _Refused(obj)
+    extending.typeof_impl.register(_cls)(lambda val, c: FACTS.descriptor_type(val))
+extending.typeof_impl.register(Refused)(lambda val, c: FACTS.refused_type(val.obj))
+extending.register_model(FACTS.descriptor_type)(OpaqueModel)
+extending.register_model(FACTS.refused_type)(OpaqueModel)
 
 
 # ---------------------------------------------------------------------------
@@ -257,7 +226,7 @@ class RecordCallFacts(extending.WholeFunctionPlanner):  # type: ignore[misc]
             elif param.role == "callable":
                 defn = _definition(func_ir, var)
                 if isinstance(defn, ir.Global | ir.FreeVar) and inspect.isfunction(defn.value):
-                    defn.value = _as_descriptor(defn.value, _CALLBACK_ROLES[param.name])
+                    defn.value = as_descriptor(defn.value, _CALLBACK_ROLES[param.name])
         return ";".join(facts)
 
 
@@ -279,9 +248,6 @@ def _parse(text: str) -> tuple[dict[str, int], dict[str, str], Block | None]:
 
 # ---------------------------------------------------------------------------
 # Numba types as facts
-
-#: numba-cuda-mlir's types as plan facts (records are numba-cuda's alone for now).
-FACTS = NumbaFacts(types, as_dtype, DescriptorType, RefusedCallable, records=False)
 
 
 def _plan(name: str, bound: Mapping[str, Any]) -> ScanPlan | TileIOPlan:
