@@ -15,6 +15,7 @@ Nothing here imports Numba.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol, TypeAlias
 
 import attrs
@@ -23,10 +24,10 @@ import numpy as np
 import statefn
 
 from ._cache import Artifact, get_or_build
-from ._codegen import CallbackDecl, render_scan, render_tile_io
-from ._compile import check_target, compile_provider
+from ._codegen import CallbackDecl, render_group, render_scan, render_tile_io
+from ._compile import check_target, compile_group, compile_provider
 from ._errors import PlanError
-from ._keys import compile_key
+from ._keys import cache_key, compile_key
 from ._plan import ArrayFact, ScanPlan, TileIOPlan, plan_scan, plan_tile_io, resolve_block
 from ._target import arch
 from ._vocab import TempStorageLayout
@@ -136,7 +137,11 @@ def callback(
 
 
 def build(
-    plan: ScanPlan | TileIOPlan, cc: tuple[int, int], compiler: CallbackCompiler | None
+    plan: ScanPlan | TileIOPlan,
+    cc: tuple[int, int],
+    compiler: CallbackCompiler | None,
+    *,
+    together: Sequence[ScanPlan | TileIOPlan] = (),
 ) -> Built:
     """Compile (or fetch) the provider of `plan` and the callbacks it calls.
 
@@ -147,22 +152,51 @@ def build(
         Target compute capability.
     compiler : CallbackCompiler or None
         Compiles the plan's user callbacks; only None for plans without any.
+    together : sequence of plans
+        Plans (`plan` among them) whose providers compile in one NVRTC unit:
+        a front end passes the calls of one kernel, which then costs one
+        parse of CUB's headers instead of one per call. The unit is linked
+        whole, so the callbacks of every plan in it are compiled too. Empty
+        or `plan` alone: the provider's own unit.
     """
     check_target(cc)  # before any callback or provider is compiled
-    provider = compile_provider(plan.symbol, _source(plan), cc=cc, what=_what(plan))
-    compiled = []
-    for descriptor in _callbacks(plan):
-        done = callback(descriptor, plan.value_dtype, cc, _needed(compiler, plan))
-        if done.symbol != statefn.pointer_abi(descriptor, plan.value_dtype)[0]:
-            raise TypeError(
-                f"{compiler!r} compiled {done.symbol}, not the symbol of statefn.pointer_abi"
-            )
-        compiled.append(done)
-    link = (
-        LinkInput(plan.symbol, provider.ltoir),
-        *(LinkInput(c.symbol, c.ltoir) for c in compiled),
-    )
-    return Built(plan.symbol, provider.layout, link)
+    group = _group(plan, together)
+    if len(group) == 1:
+        provider = compile_provider(plan.symbol, _source(plan), cc=cc, what=_what(plan))
+        unit = LinkInput(plan.symbol, provider.ltoir)
+    else:
+        tag = cache_key("group", {"plans": " ".join(p.key for p in group)})[:12]
+        name = f"statefn_scan_group_{tag}"
+        units = [(p.symbol, f"{p.symbol}_{tag}", _source(p)) for p in group]
+        providers = compile_group(
+            name,
+            [local for _, local, _ in units],
+            render_group(units),
+            cc=cc,
+            what=f"{name} ({len(group)} providers: " + "; ".join(_what(p) for p in group) + ")",
+        )
+        provider = providers[f"{plan.symbol}_{tag}"]
+        unit = LinkInput(name, provider.ltoir)
+    compiled: dict[str, CompiledCallback] = {}
+    for member in group:
+        for descriptor in _callbacks(member):
+            done = callback(descriptor, member.value_dtype, cc, _needed(compiler, member))
+            if done.symbol != statefn.pointer_abi(descriptor, member.value_dtype)[0]:
+                raise TypeError(
+                    f"{compiler!r} compiled {done.symbol}, not the symbol of statefn.pointer_abi"
+                )
+            compiled.setdefault(done.symbol, done)
+    link = (unit, *(LinkInput(c.symbol, c.ltoir) for c in compiled.values()))
+    return Built(provider.symbol, provider.layout, link)
+
+
+def _group(
+    plan: ScanPlan | TileIOPlan, together: Sequence[ScanPlan | TileIOPlan]
+) -> tuple[ScanPlan | TileIOPlan, ...]:
+    """`plan` and `together`, one of each provider, in a fixed order (by symbol)."""
+    members = {p.symbol: p for p in together}
+    members[plan.symbol] = plan
+    return tuple(members[s] for s in sorted(members))
 
 
 def _callbacks(plan: ScanPlan | TileIOPlan) -> list[CallbackDescriptor]:

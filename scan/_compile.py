@@ -30,6 +30,7 @@ __all__ = [
     "DUMP_ENV",
     "Provider",
     "check_target",
+    "compile_group",
     "compile_provider",
     "nvrtc_flags",
     "nvrtc_options",
@@ -102,7 +103,14 @@ def nvrtc_flags(options: dict[str, Any], *, include_paths: bool = True) -> list[
 # bfloat16 is never scanned here. FP16 support stays on: with both disabled,
 # CCCL 3.0.x's ThreadReduce picks its SIMD path for float sums on sm_80+ and
 # hits a device-side assert (its enable_sm80_simd_reduction has no #else).
-_DEFINES = ("CCCL_DISABLE_BF16_SUPPORT",)
+#
+# CCCL unrolls its type-list metaprograms _CCCL_META_UNROLL_LIMIT steps at a
+# time through preprocessor repetition: 10 under nvcc, 16 for other
+# compilers, NVRTC among them, where expanding those macros took 0.75 of the
+# 1.1 s an empty unit including CUB's block headers cost (CCCL 3.5, NVRTC
+# 13); at 10 it takes 0.05 s. The limit changes how the compiler expands
+# type lists, not what they compute.
+_DEFINES = ("CCCL_DISABLE_BF16_SUPPORT", "_CCCL_META_UNROLL_LIMIT=10")
 
 
 def include_dirs() -> tuple[str, ...]:
@@ -167,7 +175,10 @@ def _nvrtc(name: str, source: str, cc: tuple[int, int]) -> bytes:
 _CONST = re.compile(r"\.u32\s+(\w+)_temp_(bytes|align)\s*=\s*(\d+)\s*;")
 
 
-def _read_layout(symbol: str, ltoir: bytes, cc: tuple[int, int]) -> TempStorageLayout:
+def _read_layouts(
+    name: str, symbols: Sequence[str], ltoir: bytes, cc: tuple[int, int]
+) -> dict[str, TempStorageLayout]:
+    """The temp-storage layout of every provider `symbols` names, from `ltoir`."""
     # PTX may call functions it does not define: the callbacks' code is not needed here
     from cuda.core import Linker, LinkerOptions, ObjectCode
 
@@ -178,17 +189,23 @@ def _read_layout(symbol: str, ltoir: bytes, cc: tuple[int, int]) -> TempStorageL
         ptx = Linker(*objs, options=opts).link("ptx").code
     except Exception as exc:
         raise CompileError(
-            f"nvJitLink could not link provider {symbol} to read its temp-storage layout:\n{exc}",
+            f"nvJitLink could not link provider {name} to read its temp-storage layout:\n{exc}",
             log=str(exc),
         ) from exc
     text = ptx.decode() if isinstance(ptx, bytes | bytearray) else str(ptx)
-    found = {kind: int(value) for name, kind, value in _CONST.findall(text) if name == symbol}
-    if set(found) != {"bytes", "align"}:
-        raise CompileError(
-            f"the compiled provider {symbol} does not export its temp-storage layout "
-            "constants; this is a bug in scan"
-        )
-    return TempStorageLayout(size=found["bytes"], alignment=found["align"])
+    found: dict[str, dict[str, int]] = {}
+    for symbol, kind, value in _CONST.findall(text):
+        found.setdefault(symbol, {})[kind] = int(value)
+    layouts = {}
+    for symbol in symbols:
+        got = found.get(symbol, {})
+        if set(got) != {"bytes", "align"}:
+            raise CompileError(
+                f"the compiled provider {symbol} does not export its temp-storage layout "
+                "constants; this is a bug in scan"
+            )
+        layouts[symbol] = TempStorageLayout(size=got["bytes"], alignment=got["align"])
+    return layouts
 
 
 def compile_provider(
@@ -227,7 +244,7 @@ def compile_provider(
 
     def build() -> Artifact:
         ltoir = _nvrtc(symbol, source, cc)
-        layout = _read_layout(symbol, ltoir, cc)
+        layout = _read_layouts(symbol, [symbol], ltoir, cc)[symbol]
         return Artifact(
             payload=ltoir,
             meta={"temp_bytes": layout.size, "temp_align": layout.alignment, "symbol": symbol},
@@ -239,3 +256,62 @@ def compile_provider(
     assert isinstance(size, int)
     assert isinstance(align, int)
     return Provider(symbol=symbol, ltoir=art.payload, layout=TempStorageLayout(size, align))
+
+
+def compile_group(
+    name: str,
+    symbols: Sequence[str],
+    source: str,
+    *,
+    cc: tuple[int, int],
+    what: str = "",
+) -> dict[str, Provider]:
+    """Compile (or fetch) one unit holding several providers; each one's :class:`Provider`.
+
+    Every provider shares the unit's LTO-IR (one object to link).
+
+    Parameters
+    ----------
+    name : str
+        The unit's name (for logs, dumps and the linker).
+    symbols : sequence of str
+        The entry points the unit exports (:func:`scan._codegen.render_group`).
+    source : str
+        The unit's text.
+    cc : tuple of int
+        Target compute capability.
+    what : str
+        What the unit is, for the log.
+    """
+    check_target(cc)
+    key = compile_key(
+        "provider",
+        {
+            "symbol": name,
+            "symbols": " ".join(symbols),
+            "source": source,
+            "generator": GENERATOR_VERSION,
+            "options": " ".join(nvrtc_flags(nvrtc_options(cc), include_paths=False)),
+        },
+        cc,
+    )
+
+    def build() -> Artifact:
+        ltoir = _nvrtc(name, source, cc)
+        layouts = _read_layouts(name, symbols, ltoir, cc)
+        meta: dict[str, int | str] = {"symbol": name}
+        for i, symbol in enumerate(symbols):
+            meta[f"temp_bytes.{i}"] = layouts[symbol].size
+            meta[f"temp_align.{i}"] = layouts[symbol].alignment
+        return Artifact(payload=ltoir, meta=meta)
+
+    art = get_or_build("provider", key, build, what=f"{what or name} for {arch(cc)}")
+    providers = {}
+    for i, symbol in enumerate(symbols):
+        size, align = art.meta[f"temp_bytes.{i}"], art.meta[f"temp_align.{i}"]
+        assert isinstance(size, int)
+        assert isinstance(align, int)
+        providers[symbol] = Provider(
+            symbol=symbol, ltoir=art.payload, layout=TempStorageLayout(size, align)
+        )
+    return providers

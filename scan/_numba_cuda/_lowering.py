@@ -37,13 +37,15 @@ from .._errors import PlanError
 from .._plan import ScanPlan, TileIOPlan
 from .._toolchain import nvvm_version
 from . import _linkcache
-from ._typing import FUNCTIONS, fold_signature, typed_plan
+from ._typing import FUNCTIONS, fold_signature, take_typed, typed_plan
 
 __all__ = ["CALLBACKS", "NumbaCallbacks", "current_cc"]
 
 _I8P = ir.IntType(8).as_pointer()
 _lock = threading.Lock()
 _objects: dict[tuple[str, tuple[int, int]], Any] = {}
+# the group of plans each plan's provider was compiled with, per target
+_groups: dict[tuple[str, tuple[int, int]], tuple[ScanPlan | TileIOPlan, ...]] = {}
 # the parameter names of each lowered call, in the typed signature's order
 _PARAMS = {name: tuple(fold_signature(name).parameters) for name in FUNCTIONS}
 
@@ -93,10 +95,33 @@ def _ltoir_object(symbol: str, cc: tuple[int, int], data: bytes) -> Any:
         return obj
 
 
+def _group(plan: ScanPlan | TileIOPlan, cc: tuple[int, int]) -> tuple[Any, ...]:
+    """The plans whose providers compile in one unit with `plan`'s.
+
+    The first call lowered in a kernel takes every call typed with it (those
+    of the kernel and of the device functions it calls) that no earlier
+    group holds: one NVRTC run per kernel. Later calls, and later kernels
+    with the same calls, find their group here; a process that compiles the
+    same kernels in the same order forms the same groups, so a warm cache
+    serves them.
+    """
+    with _lock:
+        found = _groups.get((plan.symbol, cc))
+        if found is not None:
+            return found
+        fresh = [p for p in take_typed() if (p.symbol, cc) not in _groups]
+        members = {p.symbol: p for p in fresh}
+        members[plan.symbol] = plan
+        group = tuple(members[s] for s in sorted(members))
+        for member in group:
+            _groups[(member.symbol, cc)] = group
+        return group
+
+
 def _built(context: Any, plan: ScanPlan | TileIOPlan) -> tuple[Built, tuple[int, int]]:
     _check_complete(context.active_code_library)
     cc = current_cc()
-    return build(plan, cc, CALLBACKS), cc
+    return build(plan, cc, CALLBACKS, together=_group(plan, cc)), cc
 
 
 # ---------------------------------------------------------------------------

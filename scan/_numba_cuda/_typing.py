@@ -58,6 +58,7 @@ __all__ = [
     "DescriptorType",
     "assume_block",
     "fold_signature",
+    "take_typed",
     "typed_plan",
 ]
 
@@ -357,6 +358,30 @@ def typed_plan(name: str, argtys: tuple[Any, ...]) -> ScanPlan | TileIOPlan:
     return _plan(name, {k: v for k, v in bound.items() if not FACTS.absent(v)}, hidden)
 
 
+# The plans typed on this thread since the lowering last took them, and the
+# outermost function being typed when they were: the calls of one kernel (and
+# of the device functions it calls), whose providers compile in one unit.
+_pending = threading.local()
+
+
+def _note_typed(context: Any, plan: ScanPlan | TileIOPlan) -> None:
+    stack = getattr(getattr(context, "callstack", None), "_stack", None)
+    root = stack[0] if stack else None
+    plans: dict[str, ScanPlan | TileIOPlan] | None = getattr(_pending, "plans", None)
+    if plans is None or getattr(_pending, "root", None) is not root:
+        # another kernel's typing began: plans left by one that failed are dropped
+        plans = _pending.plans = {}
+        _pending.root = root
+    plans[plan.symbol] = plan
+
+
+def take_typed() -> list[ScanPlan | TileIOPlan]:
+    """The plans typed on this thread since the last call (the kernel being compiled)."""
+    plans: dict[str, ScanPlan | TileIOPlan] = getattr(_pending, "plans", None) or {}
+    _pending.plans = {}
+    return list(plans.values())
+
+
 # ---------------------------------------------------------------------------
 # rejections at the user's line
 
@@ -461,6 +486,7 @@ def _make_template(name: str) -> type[AbstractTemplate]:
         )
         with _typed_lock:
             _typed[_typed_key(name, argtys)] = plan
+        _note_typed(self.context, plan)
         return signature(ret, *argtys).replace(pysig=_FOLD_SIGS[name])
 
     return type(

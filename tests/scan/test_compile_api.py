@@ -53,8 +53,8 @@ def test_ltoir_output_is_every_object_kernel_first() -> None:
     args = (types.int32[:, ::1], types.int32[:, ::1])
     objects = scan.compile(row_cumsum.py_func, args, cc=(9, 0), output="ltoir", block=256)
     assert isinstance(objects, list)
-    # the kernel, the load, scan and store providers, the callback
-    assert len(objects) == 5
+    # the kernel, one unit with the load, scan and store providers, the callback
+    assert len(objects) == 3
     assert all(isinstance(o, bytes) and o for o in objects)
 
 

@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The providers a kernel calls compile in one NVRTC unit, and units never clash.
+
+A unit costs mostly the parsing of CUB's headers, so the calls typed for one
+kernel (and the device functions it calls) compile together. Each unit's
+entry points carry a suffix of their own, so a kernel may link several units
+that hold the same provider.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers.kernels import CC, compile_kernel, link_cubin, typing_error
+from numba import cuda
+from numba.cuda import types
+
+import scan
+import statefn
+from scan import _build, _cache, block
+from scan._codegen import render_group
+from scan._numba_cuda import _lowering
+from scan._plan import ArrayFact, plan_tile_io
+
+pytestmark = pytest.mark.nvrtc
+
+I32 = types.int32[::1]
+
+
+@statefn.stateful(np.int64)
+def running_total(state, block_aggregate):
+    prefix = state[0]
+    state[0] = prefix + block_aggregate
+    return prefix
+
+
+def _provider_builds() -> int:
+    return int(_cache.stats().get("builds:provider", 0))
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    """An empty cache folder, so build counts mean NVRTC runs."""
+    monkeypatch.setenv("STATEFN_SCAN_CACHE_DIR", str(tmp_path / "cache"))
+    _cache._reset_default_cache()
+    yield
+    monkeypatch.undo()
+    _cache._reset_default_cache()
+
+
+def test_one_kernel_one_unit(fresh_cache: None) -> None:
+    # 96 threads x 3 items: a configuration no other test compiles
+    def k(src, dst):
+        state = cuda.local.array(1, np.int64)
+        state[0] = 0
+        items = cuda.local.array(3, np.int32)
+        for base in range(0, src.shape[0], 288):
+            block.load(src, base, items, threads=96)
+            block.inclusive_sum(
+                items, items, prefix_op=running_total, prefix_state=state, threads=96
+            )
+            block.exclusive_sum(items, items, threads=96)
+            block.store(dst, base, items, threads=96)
+
+    before = _provider_builds()
+    codes = compile_kernel(k, (I32, I32))
+    assert _provider_builds() - before == 1  # load, two scans and store: one NVRTC run
+    names = sorted(c.name for c in codes[1:])
+    assert [n for n in names if n.startswith("statefn_scan_")] == [
+        n for n in names if n.startswith("statefn_scan_group_")
+    ]
+    assert link_cubin(codes)[:4] == b"\x7fELF"
+
+
+def test_a_later_kernel_reuses_units_and_compiles_only_new_calls(fresh_cache: None) -> None:
+    def first(src, dst):
+        items = cuda.local.array(2, np.int32)
+        block.load(src, 0, items, threads=112)
+        block.inclusive_sum(items, items, threads=112)
+        block.store(dst, 0, items, threads=112)
+
+    def second(src, dst):
+        items = cuda.local.array(2, np.int32)
+        block.load(src, 0, items, threads=112)
+        block.exclusive_sum(items, items, threads=112)  # new
+        block.store(dst, 0, items, threads=112)
+
+    compile_kernel(first, (I32, I32))
+    before = _provider_builds()
+    codes = compile_kernel(second, (I32, I32))
+    assert _provider_builds() - before == 1  # the exclusive sum alone
+    units = [c.name for c in codes[1:] if c.name.startswith("statefn_scan_")]
+    # the first kernel's unit (for load and store) and the exclusive sum's own
+    assert len(units) == 2, units
+    assert link_cubin(codes)[:4] == b"\x7fELF"
+
+
+def _io_plan(direction: str, threads: int):
+    dtype = np.dtype(np.float32)
+    return plan_tile_io(
+        function=direction,  # type: ignore[arg-type]
+        array=ArrayFact(dtype=dtype, ndim=1),
+        items=ArrayFact(dtype=dtype, ndim=1, length=4),
+        algorithm=None,
+        oob_default=None,
+        temp_storage=None,
+        block=(threads, 1, 1),
+    )
+
+
+def test_units_holding_the_same_provider_link_together() -> None:
+    from cuda.core import Linker, LinkerOptions, ObjectCode
+
+    load, store, other = _io_plan("load", 48), _io_plan("store", 48), _io_plan("load", 40)
+    one = _build.build(load, CC, None, together=[load, store])
+    two = _build.build(load, CC, None, together=[load, other])
+    assert one.symbol != two.symbol  # the same provider, a local name in each unit
+    assert one.symbol.startswith(load.symbol)
+    assert two.symbol.startswith(load.symbol)
+    assert one.layout == two.layout
+    objs = [ObjectCode.from_ltoir(o.link[0].ltoir) for o in (one, two)]
+    ptx = Linker(*objs, options=LinkerOptions(arch="sm_90", ptx=True, link_time_optimization=True))
+    text = ptx.link("ptx").code
+    text = text.decode() if isinstance(text, bytes) else str(text)
+    # each unit's copy of the load keeps its own name: nothing is defined twice
+    assert f"{one.symbol}_temp_bytes" in text
+    assert f"{two.symbol}_temp_bytes" in text
+
+
+def test_group_source_renames_every_export_and_includes_each_header_once() -> None:
+    load, store = _io_plan("load", 48), _io_plan("store", 48)
+    units = [(p.symbol, p.symbol + "_x", _build._source(p)) for p in (load, store)]
+    text = render_group(units)
+    assert text.count("#include <cub/block/block_load.cuh>") == 1
+    assert text.count("#include <cub/block/block_store.cuh>") == 1
+    for p in (load, store):
+        assert f"{p.symbol}_x(" in text
+        assert f"{p.symbol}_x_temp_bytes" in text
+        assert f"{p.symbol}(" not in text
+
+
+def test_a_kernel_that_failed_typing_leaves_no_calls_behind() -> None:
+    def broken(src, dst):
+        items = cuda.local.array(2, np.int32)
+        block.load(src, 0, items, threads=72)  # typed, then the next call is refused
+        block.inclusive_sum(items, items, threads=72, initial_value=1, prefix_op=running_total)
+
+    assert typing_error(broken, (I32, I32))  # refused after the load was typed
+
+    def good(src, dst):
+        items = cuda.local.array(2, np.int32)
+        block.store(dst, 0, items, threads=64)
+
+    compile_kernel(good, (I32, I32))
+    grouped = {plan.block for group in _lowering._groups.values() for plan in group}
+    assert (72, 1, 1) not in grouped
+
+
+def test_scan_compile_output_lists_the_unit_once() -> None:
+    def k(src, dst):
+        items = cuda.local.array(2, np.int32)
+        block.load(src, 0, items)
+        block.inclusive_sum(items, items)
+        block.store(dst, 0, items)
+
+    objects = scan.compile(k, (I32, I32), cc=CC, output="ltoir", block=56)
+    assert isinstance(objects, list)
+    assert len(objects) == 2  # the kernel, then the unit with load, scan and store
