@@ -228,34 +228,7 @@ def compile_provider(
     what : str
         What the unit is, for the log.
     """
-    check_target(cc)
-    key = compile_key(
-        "provider",
-        {
-            "symbol": symbol,
-            "source": source,
-            "generator": GENERATOR_VERSION,
-            # include folders are machine paths: the header digest in the
-            # toolchain identity stands for them in the key
-            "options": " ".join(nvrtc_flags(nvrtc_options(cc), include_paths=False)),
-        },
-        cc,
-    )
-
-    def build() -> Artifact:
-        ltoir = _nvrtc(symbol, source, cc)
-        layout = _read_layouts(symbol, [symbol], ltoir, cc)[symbol]
-        return Artifact(
-            payload=ltoir,
-            meta={"temp_bytes": layout.size, "temp_align": layout.alignment, "symbol": symbol},
-        )
-
-    # the cache builds each key once, even when threads or processes ask together
-    art = get_or_build("provider", key, build, what=f"{what or symbol} for {arch(cc)}")
-    size, align = art.meta["temp_bytes"], art.meta["temp_align"]
-    assert isinstance(size, int)
-    assert isinstance(align, int)
-    return Provider(symbol=symbol, ltoir=art.payload, layout=TempStorageLayout(size, align))
+    return compile_group(symbol, [symbol], source, cc=cc, what=what)[symbol]
 
 
 def compile_group(

@@ -73,4 +73,4 @@ def test_quickstart_kernel_compiles_without_a_gpu():
 
     assert example.cubin[:4] == b"\x7fELF"
     assert b"row_cumsum" in example.cubin
-    assert len(example.objects) == 5  # kernel, load, scan, store, callback
+    assert len(example.objects) == 3  # the kernel, one unit with load, scan and store, the callback
