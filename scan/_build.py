@@ -155,9 +155,11 @@ def build(
     together : sequence of plans
         Plans (`plan` among them) whose providers compile in one NVRTC unit:
         a front end passes the calls of one kernel, which then costs one
-        parse of CUB's headers instead of one per call. The unit is linked
-        whole, so the callbacks of every plan in it are compiled too. Empty
-        or `plan` alone: the provider's own unit.
+        parse of CUB's headers instead of one per call. Only `plan`'s own
+        callbacks are linked: the link drops the unit's other providers, and
+        their calls of callbacks with them, unless the kernel calls them too
+        (and then links their callbacks). Empty or `plan` alone: the
+        provider's own unit.
     """
     check_target(cc)  # before any callback or provider is compiled
     group = _group(plan, together)
@@ -177,16 +179,15 @@ def build(
         )
         provider = providers[f"{plan.symbol}_{tag}"]
         unit = LinkInput(name, provider.ltoir)
-    compiled: dict[str, CompiledCallback] = {}
-    for member in group:
-        for descriptor in _callbacks(member):
-            done = callback(descriptor, member.value_dtype, cc, _needed(compiler, member))
-            if done.symbol != statefn.pointer_abi(descriptor, member.value_dtype)[0]:
-                raise TypeError(
-                    f"{compiler!r} compiled {done.symbol}, not the symbol of statefn.pointer_abi"
-                )
-            compiled.setdefault(done.symbol, done)
-    link = (unit, *(LinkInput(c.symbol, c.ltoir) for c in compiled.values()))
+    compiled = []
+    for descriptor in _callbacks(plan):
+        done = callback(descriptor, plan.value_dtype, cc, _needed(compiler, plan))
+        if done.symbol != statefn.pointer_abi(descriptor, plan.value_dtype)[0]:
+            raise TypeError(
+                f"{compiler!r} compiled {done.symbol}, not the symbol of statefn.pointer_abi"
+            )
+        compiled.append(done)
+    link = (unit, *(LinkInput(c.symbol, c.ltoir) for c in compiled))
     return Built(provider.symbol, provider.layout, link)
 
 
@@ -272,7 +273,7 @@ def temp_storage_layout(
             prefix_op=None,
             prefix_state=None,
             block_aggregate=None,
-            algorithm=algorithm or "raking",
+            algorithm=algorithm,
             temp_storage=caller,
             block=blk,
         )

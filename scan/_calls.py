@@ -149,7 +149,7 @@ _COMMON = (
     _p("auto_sync", "literal", True),
 )
 _PREFIX = (_p("prefix_op", "callable"), _p("prefix_state", "array"), _p("block_aggregate", "array"))
-_SCAN_ALGORITHM = _p("algorithm", "literal", "raking")
+_SCAN_ALGORITHM = _p("algorithm", "literal")
 
 
 def _io(name: Literal["load", "store"]) -> EntryPoint:
@@ -343,7 +343,7 @@ def plan_call(name: str, facts: Mapping[str, Any], launch: Block | None) -> Plan
         prefix_op=facts["prefix_op"],
         prefix_state=_array(name, "prefix_state", facts["prefix_state"]),
         block_aggregate=_array(name, "block_aggregate", facts["block_aggregate"]),
-        algorithm=facts["algorithm"] or "raking",
+        algorithm=facts["algorithm"],
         temp_storage=temp,
         block=block,
         items_per_thread=ipt,

@@ -477,7 +477,7 @@ def plan_scan(
     prefix_op: object,
     prefix_state: ArrayFact | None,
     block_aggregate: ArrayFact | None,
-    algorithm: str,
+    algorithm: str | None,
     temp_storage: ArrayFact | None,
     block: Block,
     items_per_thread: int | None = None,
@@ -495,13 +495,15 @@ def plan_scan(
     f = function
     if mode not in MODES:
         raise PlanError(f"{f}: mode must be 'inclusive' or 'exclusive' (got {mode!r})")
-    if algorithm not in SCAN_ALGORITHMS:
+    if algorithm is not None and algorithm not in SCAN_ALGORITHMS:
         raise PlanError(
             f"{f}: algorithm must be one of {', '.join(map(repr, SCAN_ALGORITHMS))} "
             f"(got {algorithm!r})"
         )
     value_dtype = _check_value_dtype(f, "values", values.dtype)
     ipt = _items_per_thread(f, values, items_per_thread)
+    if algorithm is None:
+        algorithm = default_scan_algorithm(block, ipt, value_dtype)
     scalar = isinstance(values, ScalarFact)
 
     if scalar and out is not None:
@@ -654,10 +656,35 @@ _SHARED_MEMORY = {
 # tile I/O
 
 
-def default_io_algorithm(block: Block) -> str:
-    """The load/store algorithm used when none is named."""
+def default_io_algorithm(block: Block, items_per_thread: int, dtype: np.dtype[Any]) -> str:
+    """The load/store algorithm used when none is named (see :data:`DEFAULT_IO`)."""
     threads = block[0] * block[1] * block[2]
-    return "warp_transpose" if threads % 32 == 0 else "transpose"
+    if threads % 32:
+        return "transpose"
+    return DEFAULT_IO.get((threads, items_per_thread, _size_class(dtype)), "warp_transpose")
+
+
+def default_scan_algorithm(block: Block, items_per_thread: int, dtype: np.dtype[Any]) -> str:
+    """The scan algorithm used when none is named (see :data:`DEFAULT_SCAN`)."""
+    threads = block[0] * block[1] * block[2]
+    if threads % 32:
+        return "raking"
+    return DEFAULT_SCAN.get((threads, items_per_thread, _size_class(dtype)), "raking")
+
+
+def _size_class(dtype: np.dtype[Any]) -> int:
+    """Item size in bytes, the dtype fact the defaults depend on (records: their size)."""
+    return int(np.dtype(dtype).itemsize)
+
+
+#: Tile I/O algorithm when none is named, by (threads, items per thread, item
+#: bytes); anything else gets ``warp_transpose`` (``transpose`` when the block
+#: is not whole warps). Measured on an H200 (docs/performance.md, "Defaults").
+DEFAULT_IO: dict[tuple[int, int, int], str] = {}
+
+#: Scan algorithm when none is named, by (threads, items per thread, item
+#: bytes); anything else gets ``raking``. Measured as :data:`DEFAULT_IO`.
+DEFAULT_SCAN: dict[tuple[int, int, int], str] = {}
 
 
 def plan_tile_io(
@@ -698,7 +725,7 @@ def plan_tile_io(
             "use the same dtype for both"
         )
     if algorithm is None:
-        algorithm = default_io_algorithm(block)
+        algorithm = default_io_algorithm(block, ipt, value_dtype)
     if algorithm not in IO_ALGORITHMS:
         raise PlanError(
             f"{f}: algorithm must be one of {', '.join(map(repr, IO_ALGORITHMS))} "

@@ -88,9 +88,11 @@ def scan(*args: Any, **kwargs: Any) -> Any:
     block_aggregate : local array of one item, optional
         Receives the block-wide aggregate. Cannot be combined with
         ``prefix_op`` (the callback receives it instead).
-    algorithm : {"raking", "raking_memoize", "warp_scans"}
+    algorithm : {"raking", "raking_memoize", "warp_scans"}, optional
         CUB's ``BLOCK_SCAN_*`` algorithm; ``warp_scans`` needs a block size
-        that is a multiple of 32.
+        that is a multiple of 32. Without it, the one measured fastest for
+        the block size, items per thread and item size (see the defaults
+        table in the performance docs; ``raking`` where none was measured).
     temp_storage : shared uint8 array, optional
         Caller-owned temp storage (see :func:`temp_storage`); library-owned
         static shared memory by default.

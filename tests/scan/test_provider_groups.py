@@ -166,3 +166,40 @@ def test_scan_compile_output_lists_the_unit_once() -> None:
     objects = scan.compile(k, (I32, I32), cc=CC, output="ltoir", block=56)
     assert isinstance(objects, list)
     assert len(objects) == 2  # the kernel, then the unit with load, scan and store
+
+
+def test_a_unit_links_without_the_callbacks_of_providers_left_uncalled() -> None:
+    from cuda.core import Linker, LinkerOptions, ObjectCode
+
+    from scan._numba_cuda._lowering import CALLBACKS
+    from scan._plan import plan_scan
+
+    dtype = np.dtype(np.int32)
+    load = plan_tile_io(
+        function="load",
+        array=ArrayFact(dtype=dtype, ndim=1),
+        items=ArrayFact(dtype=dtype, ndim=1, length=4),
+        algorithm=None,
+        oob_default=None,
+        temp_storage=None,
+        block=(64, 1, 1),
+    )
+    with_callback = plan_scan(
+        function="inclusive_sum",
+        values=ArrayFact(dtype=dtype, ndim=1, length=4),
+        out=None,
+        mode="inclusive",
+        scan_op="+",
+        initial_value=None,
+        prefix_op=running_total,
+        prefix_state=ArrayFact(dtype=np.dtype(np.int64), ndim=1, length=1),
+        block_aggregate=None,
+        algorithm=None,
+        temp_storage=None,
+        block=(64, 1, 1),
+    )
+    built = _build.build(load, CC, CALLBACKS, together=[load, with_callback])
+    assert len(built.link) == 1  # the unit; the load calls no callback
+    options = LinkerOptions(arch="sm_90", link_time_optimization=True)
+    cubin = Linker(ObjectCode.from_ltoir(built.link[0].ltoir), options=options).link("cubin")
+    assert b"statefn_stateful_" not in bytes(cubin.code)  # dropped with the uncalled scan

@@ -26,5 +26,5 @@ def row_cumsum(src: NDArray[np.int32], dst: NDArray[np.int32]) -> None:
     items = cuda.local.array(ITEMS, np.int32)
     for base in range(0, src.shape[0], BLOCK * ITEMS):
         block.load(src, base, items, threads=BLOCK)
-        block.inclusive_sum(items, prefix_op=running_total, prefix_state=state, algorithm="raking_memo", threads=BLOCK)  # E: arg-type: Argument "algorithm" to "inclusive_sum" has incompatible type "Literal['raking_memo']"; expected "Literal['raking', 'raking_memoize', 'warp_scans'] | Sequence[Never]"
+        block.inclusive_sum(items, prefix_op=running_total, prefix_state=state, algorithm="raking_memo", threads=BLOCK)  # E: arg-type: Argument "algorithm" to "inclusive_sum" has incompatible type "Literal['raking_memo']"; expected "Literal['raking', 'raking_memoize', 'warp_scans'] | Sequence[Never] | None"
         block.store(dst, base, items, threads=BLOCK)
