@@ -675,14 +675,19 @@ def first_launch(args: argparse.Namespace) -> int:
     rows, cols = QUICK_FIRST_LAUNCH_SHAPE if args.quick else FIRST_LAUNCH_SHAPE
     repeats = 1 if args.quick else 7
     scan_cache = tempfile.mkdtemp(prefix="statefn-scan-cache-")
-    # cold first (it fills the cache), then plain and warm in turns, so that
-    # drift in the machine's load hits both kinds alike
-    plan = [("scan", "cold")] + [("plain", "none"), ("scan", "warm")] * repeats
+    # cold ones first, each with an empty cache (the last one's fills the
+    # cache), then plain and warm in turns, so that drift in the machine's load
+    # hits both kinds alike
+    colds = 1 if args.quick else args.cold_repeats
+    plan = [("scan", "cold")] * colds + [("plain", "none"), ("scan", "warm")] * repeats
     failures = 0
     try:
         for mode, label in plan:
             env = dict(os.environ)
             env["PYTHONUNBUFFERED"] = "1"
+            if label == "cold":
+                shutil.rmtree(scan_cache, ignore_errors=True)
+                os.makedirs(scan_cache)
             if mode == "scan":
                 env["STATEFN_SCAN_CACHE_DIR"] = scan_cache
             argv = [sys.executable, str(Path(__file__).resolve()), "--first-launch-child", mode]
@@ -735,6 +740,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-launch-child", choices=("plain", "scan"), help=argparse.SUPPRESS)
     parser.add_argument("--cache-label", default="none", help=argparse.SUPPRESS)
     parser.add_argument("--child-timeout", type=float, default=180.0, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--cold-repeats", type=int, default=3, help="first launches with an empty cache (default 3)"
+    )
     args = parser.parse_args(argv)
 
     if args.first_launch_child:
