@@ -5,7 +5,8 @@
 // One thread block walks one row tile by tile: cub::BlockLoad brings a tile
 // into registers, cub::BlockScan::InclusiveSum scans it seeded by a stateful
 // BlockPrefixCallbackOp that carries the running total from tile to tile, and
-// cub::BlockStore writes it back. The kernel is templated on the value type,
+// cub::BlockStore writes it back. The kernel (cub_rowscan_kernel.cuh) is
+// templated on the value type, the running total's type (here the value type),
 // block size, items per thread, load/store algorithm and scan algorithm, and
 // written as a CUB user writes it for speed: full tiles in the loop, the tail
 // once after it, barriers only where shared memory is reused, launch bounds.
@@ -31,9 +32,7 @@
 // Usage: cub_rowscan [--reps N] [--warmup N] [--shape ROWSxCOLS]...
 //        (default shapes: 8192x65536 and 262144x2048)
 
-#include <cub/block/block_load.cuh>
-#include <cub/block/block_scan.cuh>
-#include <cub/block/block_store.cuh>
+#include "cub_rowscan_kernel.cuh"
 
 #include <algorithm>
 #include <cstdint>
@@ -125,79 +124,9 @@ __global__ void check_kernel(const T* __restrict__ in, const T* __restrict__ out
 
 // ------------------------------------------------------------------ the kernel
 
-// Stateful prefix callback: returns the total of all earlier tiles and adds
-// this tile's aggregate. CUB calls it from the first warp; lane 0's result
-// seeds the scan.
-template <typename T>
-struct RunningTotal {
-  T total;
-  __device__ T operator()(T tile_aggregate) {
-    T prefix = total;
-    total = prefix + tile_aggregate;
-    return prefix;
-  }
-};
-
-// Algorithms whose TempStorage is empty: they touch no shared memory, so no
-// barrier has to protect the union around them.
-__host__ __device__ constexpr bool uses_shared(cub::BlockLoadAlgorithm a) {
-  return a != cub::BLOCK_LOAD_DIRECT && a != cub::BLOCK_LOAD_STRIPED &&
-         a != cub::BLOCK_LOAD_VECTORIZE;
-}
-__host__ __device__ constexpr bool uses_shared(cub::BlockStoreAlgorithm a) {
-  return a != cub::BLOCK_STORE_DIRECT && a != cub::BLOCK_STORE_STRIPED &&
-         a != cub::BLOCK_STORE_VECTORIZE;
-}
-
-// The kernel as a CUB user writes it for speed: the loop runs over full tiles
-// only (no per-tile branch to the guarded partial-tile path, which costs
-// registers in the loop), the last, partial tile is handled once after it;
-// a barrier only where shared memory is reused; the block size declared as
-// launch bounds.
-template <typename T, int BLOCK, int ITEMS, cub::BlockLoadAlgorithm LOAD,
-          cub::BlockStoreAlgorithm STORE, cub::BlockScanAlgorithm SCAN>
-__global__ void __launch_bounds__(BLOCK)
-    row_inclusive_sum(const T* __restrict__ src, T* __restrict__ dst, int cols) {
-  using Load = cub::BlockLoad<T, BLOCK, ITEMS, LOAD>;
-  using Store = cub::BlockStore<T, BLOCK, ITEMS, STORE>;
-  using Scan = cub::BlockScan<T, BLOCK, SCAN>;
-  __shared__ union {
-    typename Load::TempStorage load;
-    typename Store::TempStorage store;
-    typename Scan::TempStorage scan;
-  } temp;
-
-  constexpr int kTile = BLOCK * ITEMS;
-  const std::size_t row_offset = static_cast<std::size_t>(blockIdx.x) * cols;
-  const T* row_src = src + row_offset;
-  T* row_dst = dst + row_offset;
-  RunningTotal<T> running{T(0)};
-
-  const int full = cols / kTile * kTile;
-  int base = 0;
-  for (; base < full; base += kTile) {
-    T items[ITEMS];
-    Load(temp.load).Load(row_src + base, items);
-    if constexpr (uses_shared(LOAD)) {
-      __syncthreads();  // the scan reuses the load's storage
-    }
-    Scan(temp.scan).InclusiveSum(items, items, running);
-    __syncthreads();  // the store, or the next tile's scan, reuses the scan's storage
-    Store(temp.store).Store(row_dst + base, items);
-    if constexpr (uses_shared(STORE)) {
-      __syncthreads();  // the next tile's load reuses the store's storage
-    }
-  }
-  if (base < cols) {
-    const int valid = cols - base;
-    T items[ITEMS];
-    Load(temp.load).Load(row_src + base, items, valid, T(0));
-    __syncthreads();
-    Scan(temp.scan).InclusiveSum(items, items, running);
-    __syncthreads();
-    Store(temp.store).Store(row_dst + base, items, valid);
-  }
-}
+// The kernel template lives in cub_rowscan_kernel.cuh (bench/matrix.py
+// compiles it too). Here the running total has the value type: S = T.
+using rowscan_bench::row_inclusive_sum;
 
 // ------------------------------------------------------------------ configurations
 
@@ -297,7 +226,7 @@ void run_config(const Options& opt, const Buffers& buf, int rows, int cols) {
   char config[128];
   std::snprintf(config, sizeof(config), "b%d_i%d_%s_%s", BLOCK, ITEMS, load_name(LOAD),
                 scan_name(SCAN));
-  auto kernel = row_inclusive_sum<T, BLOCK, ITEMS, LOAD, STORE, SCAN>;
+  auto kernel = row_inclusive_sum<T, T, BLOCK, ITEMS, LOAD, STORE, SCAN>;
   const T* src = static_cast<const T*>(buf.src);
   T* dst = static_cast<T*>(buf.dst);
   try {
