@@ -4,26 +4,50 @@
 # (prefix_op with initial_value or block_aggregate, a stateful callback without
 # prefix_state, a stateless one with it, out= with a scalar) match no overload.
 #
-# NOTE: a scalar payload is a NumPy scalar, or a Python int/float when no
-# callback fixes the value type. An exclusive scan with a non-sum operator and
-# neither initial_value nor prefix_op is accepted here and rejected when the
-# kernel compiles (an operator object cannot be told from "+" statically).
+# NOTE: a scalar payload is a NumPy scalar, one record, or a Python int/float
+# when no callback fixes the value type. An exclusive scan with a non-sum
+# operator and neither initial_value nor prefix_op is accepted here and rejected
+# when the kernel compiles (an operator object cannot be told from "+" statically).
+#
+# NOTE (records): a record value or state is np.void, NumPy's type for an item
+# of a structured dtype; the field names and types are not part of it, so they
+# are not checked (numba-stubs gives an item of a local record array Any-typed
+# attributes). inclusive_scan, exclusive_scan, scan(mode=...), load and store
+# have record overloads after their numeric ones: scan_op= is a ScanOperator or
+# a callable returning a tuple (its operands, named tuples at run time, are Any),
+# so the built-in operator strings are static errors, but a ufunc or a Python
+# built-in such as max is a callable and is refused only when the kernel
+# compiles; initial_value=/oob_default= are a record or a tuple of numbers (their
+# length is not checked); a stateless prefix_op returns a tuple. The sums have
+# no record overloads: inclusive_sum/exclusive_sum of records is `Value of type
+# variable "ValueT" ... cannot be "void"`. The scans' state type, ScanStateT,
+# adds np.void to the numeric types, for record values and numeric ones alike;
+# the sums keep StateT numeric (tests/typing/fail/structured_state.py), so a sum
+# with a record state is a static error that the run time would accept.
+# statefn types a callback whose block_aggregate is annotated Any as
+# StatefulFunction[<its state type>, Any] (record callbacks included): its state
+# array is checked, its value type is not (a record callback on numeric values
+# is refused when the kernel compiles). Record overloads come after the numeric
+# ones because a record array resembles every numeric array overload once types
+# are erased (only the dtype differs): numeric mistakes keep their messages, and
+# since an Any value type makes the numeric overloads' ValueT Any, a wrong state
+# array for a record callback is the same one-line prefix_state error.
 #
 # NOTE (readable errors): when no overload matches, mypy checks the call against
 # the first overload that matches it "after erasing types" and prints that
 # check's errors; with none, it prints every overload (kilobytes). The stubs use
 # this on purpose:
 # - _StateArray defers prefix_state to mypy's second inference pass (the
-#   Callable in its second member), so StateT comes from prefix_op alone and a
-#   wrong state array is reported as `Argument "prefix_state" ... expected
-#   "ndarray[tuple[int], dtype[<the callback's state type>]] | ..."`. The second
-#   member also makes a scalar prefix_state resemble this overload; nothing
-#   real is a generic[Callable[...]]. The first member is 1-D: numba-stubs
+#   Callable in its second member), so the state type comes from prefix_op
+#   alone and a wrong state array is reported as `Argument "prefix_state" ...
+#   expected "ndarray[tuple[int], dtype[<the callback's state type>]] | ..."`.
+#   The second member also makes a scalar prefix_state resemble this overload;
+#   nothing real is a generic[Callable[...]]. The first member is 1-D: numba-stubs
 #   types cuda.local.array(1, ...) as ndarray[tuple[int], ...] and its element
 #   as the scalar, so state[0] or a (1, 1) array is this one-line error too.
-# - _ScanAlgorithmLike adds Sequence[Never] (no string is one) so that a
-#   misspelled algorithm resembles the intended overload and mypy lists the
-#   accepted literals.
+# - _ScanAlgorithmLike and _TileAlgorithmLike add Sequence[Never] (no string is
+#   one) so that a misspelled algorithm resembles the intended overload and mypy
+#   lists the accepted literals (a plain str never resembles a Literal).
 # - The overloads after "# diagnostics" cannot match a real argument: their
 #   marker types (PrefixStateNeedsAStatefulPrefixOp,
 #   BlockAggregateCannotBeCombinedWithPrefixOp,
@@ -54,11 +78,20 @@ __all__ = [
 
 # Value-restricted, not bounded: two arrays of different dtypes must not meet at
 # their join (signedinteger[Any]); each call must hold for one exact scalar type.
+# StateT is the sums' state type and ScanStateT the scans': the latter also takes
+# a record (np.void); see the note at the top.
 StateT = TypeVar(
     "StateT",
     np.int8, np.int16, np.int32, np.int64,
     np.uint8, np.uint16, np.uint32, np.uint64,
     np.float32, np.float64,
+)  # fmt: skip
+ScanStateT = TypeVar(
+    "ScanStateT",
+    np.int8, np.int16, np.int32, np.int64,
+    np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float32, np.float64,
+    np.void,
 )  # fmt: skip
 ValueT = TypeVar(
     "ValueT",
@@ -93,8 +126,18 @@ _PyScanOpLike: TypeAlias = (
 )
 _StatelessLike: TypeAlias = StatelessFunction[ValueT] | Callable[[ValueT], ValueT]
 _InitialLike: TypeAlias = ValueT | int | float
+# Records: callbacks take named tuples of the fields (Any here) and return a tuple of
+# numbers; initial_value=/oob_default= are a record or a tuple of numbers.
+_RecordT = TypeVar("_RecordT", bound=np.void)
+_FieldLike: TypeAlias = int | float | np.integer[Any] | np.floating[Any]
+_RecordScanOpLike: TypeAlias = ScanOperator | Callable[[Any, Any], tuple[Any, ...]]
+_RecordStatelessLike: TypeAlias = StatelessFunction[np.void] | Callable[[Any], tuple[Any, ...]]
+_RecordInitialLike: TypeAlias = np.void | tuple[_FieldLike, ...]
 _ScanAlgorithmLike: TypeAlias = _ScanAlgorithmCodes | Sequence[Never]
-_StateArray: TypeAlias = np.ndarray[tuple[int], np.dtype[StateT]] | np.generic[Callable[[], StateT]]
+_TileAlgorithmLike: TypeAlias = _TileAlgorithmCodes | Sequence[Never]
+_StateArray: TypeAlias = (
+    np.ndarray[tuple[int], np.dtype[ScanStateT]] | np.generic[Callable[[], ScanStateT]]
+)
 _AnyPrefixOp: TypeAlias = StatefulFunction[Any, Any] | StatelessFunction[Any] | Callable[[Any], Any]
 
 # Marker types of the diagnostic overloads (see the note at the top); not at run time.
@@ -120,6 +163,7 @@ def temp_storage(
     algorithm: str | None = None,
     cc: tuple[int, int] | None = None,
 ) -> TempStorageLayout: ...
+@overload
 def load(
     src: NDArray[ValueT],
     offset: int | np.integer[Any],
@@ -127,19 +171,47 @@ def load(
     *,
     valid_items: int | np.integer[Any] | None = None,
     oob_default: ValueT | int | float | None = None,
-    algorithm: _TileAlgorithmCodes | None = None,
+    algorithm: _TileAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
 ) -> None: ...
+@overload
+def load(
+    src: NDArray[np.void],
+    offset: int | np.integer[Any],
+    items: NDArray[np.void],
+    *,
+    valid_items: int | np.integer[Any] | None = None,
+    oob_default: _RecordInitialLike | None = None,
+    algorithm: _TileAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+@overload
 def store(
     dst: NDArray[ValueT],
     offset: int | np.integer[Any],
     items: NDArray[ValueT],
     *,
     valid_items: int | np.integer[Any] | None = None,
-    algorithm: _TileAlgorithmCodes | None = None,
+    algorithm: _TileAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+@overload
+def store(
+    dst: NDArray[np.void],
+    offset: int | np.integer[Any],
+    items: NDArray[np.void],
+    *,
+    valid_items: int | np.integer[Any] | None = None,
+    algorithm: _TileAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
@@ -156,8 +228,8 @@ def scan(
     mode: _ModeCodes,
     scan_op: _ScanOpLike[ValueT] = "+",
     initial_value: None = None,
-    prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: _StateArray[StateT],
+    prefix_op: StatefulFunction[ScanStateT, ValueT],
+    prefix_state: _StateArray[ScanStateT],
     block_aggregate: None = None,
     algorithm: _ScanAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
@@ -209,8 +281,8 @@ def scan(
     mode: _ModeCodes,
     scan_op: _ScanOpLike[ValueT] = "+",
     initial_value: None = None,
-    prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: _StateArray[StateT],
+    prefix_op: StatefulFunction[ScanStateT, ValueT],
+    prefix_state: _StateArray[ScanStateT],
     block_aggregate: None = None,
     algorithm: _ScanAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
@@ -271,6 +343,112 @@ def scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
 ) -> _PyScalarT: ...
+
+# records (np.void): a scan_op= function returning a tuple; see the note at the top
+@overload
+def scan(
+    values: NDArray[np.void],
+    out: NDArray[np.void] | None = None,
+    *,
+    mode: _ModeCodes,
+    scan_op: _RecordScanOpLike,
+    initial_value: None = None,
+    prefix_op: StatefulFunction[ScanStateT, np.void],
+    prefix_state: _StateArray[ScanStateT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+@overload
+def scan(
+    values: NDArray[np.void],
+    out: NDArray[np.void] | None = None,
+    *,
+    mode: _ModeCodes,
+    scan_op: _RecordScanOpLike,
+    initial_value: None = None,
+    prefix_op: _RecordStatelessLike,
+    prefix_state: None = None,
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+@overload
+def scan(
+    values: NDArray[np.void],
+    out: NDArray[np.void] | None = None,
+    *,
+    mode: _ModeCodes,
+    scan_op: _RecordScanOpLike,
+    initial_value: _RecordInitialLike | None = None,
+    prefix_op: None = None,
+    prefix_state: None = None,
+    block_aggregate: NDArray[np.void] | None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+
+#
+@overload
+def scan(
+    values: _RecordT,
+    out: None = None,
+    *,
+    mode: _ModeCodes,
+    scan_op: _RecordScanOpLike,
+    initial_value: None = None,
+    prefix_op: StatefulFunction[ScanStateT, np.void],
+    prefix_state: _StateArray[ScanStateT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _RecordT: ...
+@overload
+def scan(
+    values: _RecordT,
+    out: None = None,
+    *,
+    mode: _ModeCodes,
+    scan_op: _RecordScanOpLike,
+    initial_value: None = None,
+    prefix_op: _RecordStatelessLike,
+    prefix_state: None = None,
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _RecordT: ...
+@overload
+def scan(
+    values: _RecordT,
+    out: None = None,
+    *,
+    mode: _ModeCodes,
+    scan_op: _RecordScanOpLike,
+    initial_value: _RecordInitialLike | None = None,
+    prefix_op: None = None,
+    prefix_state: None = None,
+    block_aggregate: NDArray[np.void] | None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _RecordT: ...
 
 # diagnostics: never match; see the note at the top
 @overload
@@ -604,8 +782,8 @@ def inclusive_scan(
     *,
     scan_op: _ScanOpLike[ValueT],
     initial_value: None = None,
-    prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: _StateArray[StateT],
+    prefix_op: StatefulFunction[ScanStateT, ValueT],
+    prefix_state: _StateArray[ScanStateT],
     block_aggregate: None = None,
     algorithm: _ScanAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
@@ -654,8 +832,8 @@ def inclusive_scan(
     *,
     scan_op: _ScanOpLike[ValueT],
     initial_value: None = None,
-    prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: _StateArray[StateT],
+    prefix_op: StatefulFunction[ScanStateT, ValueT],
+    prefix_state: _StateArray[ScanStateT],
     block_aggregate: None = None,
     algorithm: _ScanAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
@@ -713,6 +891,106 @@ def inclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
 ) -> _PyScalarT: ...
+
+# records (np.void): a scan_op= function returning a tuple; see the note at the top
+@overload
+def inclusive_scan(
+    values: NDArray[np.void],
+    out: NDArray[np.void] | None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: None = None,
+    prefix_op: StatefulFunction[ScanStateT, np.void],
+    prefix_state: _StateArray[ScanStateT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+@overload
+def inclusive_scan(
+    values: NDArray[np.void],
+    out: NDArray[np.void] | None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: None = None,
+    prefix_op: _RecordStatelessLike,
+    prefix_state: None = None,
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+@overload
+def inclusive_scan(
+    values: NDArray[np.void],
+    out: NDArray[np.void] | None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: _RecordInitialLike | None = None,
+    prefix_op: None = None,
+    prefix_state: None = None,
+    block_aggregate: NDArray[np.void] | None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+
+#
+@overload
+def inclusive_scan(
+    values: _RecordT,
+    out: None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: None = None,
+    prefix_op: StatefulFunction[ScanStateT, np.void],
+    prefix_state: _StateArray[ScanStateT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _RecordT: ...
+@overload
+def inclusive_scan(
+    values: _RecordT,
+    out: None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: None = None,
+    prefix_op: _RecordStatelessLike,
+    prefix_state: None = None,
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _RecordT: ...
+@overload
+def inclusive_scan(
+    values: _RecordT,
+    out: None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: _RecordInitialLike | None = None,
+    prefix_op: None = None,
+    prefix_state: None = None,
+    block_aggregate: NDArray[np.void] | None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _RecordT: ...
 
 # diagnostics: never match; see the note at the top
 @overload
@@ -773,8 +1051,8 @@ def exclusive_scan(
     *,
     scan_op: _ScanOpLike[ValueT],
     initial_value: None = None,
-    prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: _StateArray[StateT],
+    prefix_op: StatefulFunction[ScanStateT, ValueT],
+    prefix_state: _StateArray[ScanStateT],
     block_aggregate: None = None,
     algorithm: _ScanAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
@@ -823,8 +1101,8 @@ def exclusive_scan(
     *,
     scan_op: _ScanOpLike[ValueT],
     initial_value: None = None,
-    prefix_op: StatefulFunction[StateT, ValueT],
-    prefix_state: _StateArray[StateT],
+    prefix_op: StatefulFunction[ScanStateT, ValueT],
+    prefix_state: _StateArray[ScanStateT],
     block_aggregate: None = None,
     algorithm: _ScanAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
@@ -882,6 +1160,106 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
 ) -> _PyScalarT: ...
+
+# records (np.void): a scan_op= function returning a tuple; see the note at the top
+@overload
+def exclusive_scan(
+    values: NDArray[np.void],
+    out: NDArray[np.void] | None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: None = None,
+    prefix_op: StatefulFunction[ScanStateT, np.void],
+    prefix_state: _StateArray[ScanStateT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+@overload
+def exclusive_scan(
+    values: NDArray[np.void],
+    out: NDArray[np.void] | None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: None = None,
+    prefix_op: _RecordStatelessLike,
+    prefix_state: None = None,
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+@overload
+def exclusive_scan(
+    values: NDArray[np.void],
+    out: NDArray[np.void] | None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: _RecordInitialLike | None = None,
+    prefix_op: None = None,
+    prefix_state: None = None,
+    block_aggregate: NDArray[np.void] | None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+
+#
+@overload
+def exclusive_scan(
+    values: _RecordT,
+    out: None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: None = None,
+    prefix_op: StatefulFunction[ScanStateT, np.void],
+    prefix_state: _StateArray[ScanStateT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _RecordT: ...
+@overload
+def exclusive_scan(
+    values: _RecordT,
+    out: None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: None = None,
+    prefix_op: _RecordStatelessLike,
+    prefix_state: None = None,
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _RecordT: ...
+@overload
+def exclusive_scan(
+    values: _RecordT,
+    out: None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: _RecordInitialLike | None = None,
+    prefix_op: None = None,
+    prefix_state: None = None,
+    block_aggregate: NDArray[np.void] | None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _RecordT: ...
 
 # diagnostics: never match; see the note at the top
 @overload

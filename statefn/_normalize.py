@@ -48,6 +48,18 @@ class _StatefulFunctor(Protocol[ValueT_co]):
     def __call__(self, block_aggregate: Any, /) -> ValueT_co: ...
 
 
+class _RecordStatefulFunctor(Protocol):
+    """A functor class for record values: ``__call__`` returns a tuple of the fields."""
+
+    def __call__(self, block_aggregate: Any, /) -> tuple[Any, ...]: ...
+
+
+#: What a callback for record values returns (a tuple of numbers, one per field,
+#: in field order); its record operands are named tuples, typed ``Any``. Static
+#: types see a record value as ``np.void``, the type NumPy gives a record.
+_RecordResult: TypeAlias = tuple[Any, ...]
+
+
 class _StatefulDecorator(Generic[StateT]):
     """What ``stateful(dtype)`` returns: applies the declaration to a function or functor class."""
 
@@ -59,12 +71,24 @@ class _StatefulDecorator(Generic[StateT]):
 
     # Typed as the callback's shape so a wrong arity is a static error too; a
     # functor class is matched first (a class is also callable, as its constructor).
+    # A callback for record values returns a tuple; the numeric overloads come
+    # first so that their errors are the ones reported. The record overloads give
+    # StatefulFunction[StateT, Any]: that is also what the numeric overload gives
+    # a callback whose block_aggregate is annotated Any, and mypy keeps a result
+    # that every overload matched by an Any argument agrees on (different
+    # results would be erased to StatefulFunction[Any, Any], losing StateT).
     @overload
     def __call__(self, op: type[_StatefulFunctor[ValueT]]) -> StatefulFunction[StateT, ValueT]: ...
+    @overload
+    def __call__(self, op: type[_RecordStatefulFunctor]) -> StatefulFunction[StateT, Any]: ...
     @overload
     def __call__(
         self, op: Callable[[npt.NDArray[StateT], ValueT], ValueT]
     ) -> StatefulFunction[StateT, ValueT]: ...
+    @overload
+    def __call__(
+        self, op: Callable[[npt.NDArray[StateT], Any], _RecordResult]
+    ) -> StatefulFunction[StateT, Any]: ...
     def __call__(self, op: Any) -> StatefulFunction[StateT, Any]:
         return StatefulFunction(op, self._state_dtype, self._name)
 
@@ -121,14 +145,25 @@ def stateful(state_dtype: npt.DTypeLike, *, name: str | None = None) -> _Statefu
     return _StatefulDecorator(as_state_dtype(state_dtype), name)
 
 
+class _StatelessDecorator(Protocol):
+    """What ``stateless(name=...)`` returns: applies the declaration to a function."""
+
+    @overload
+    def __call__(self, op: Callable[[ValueT], ValueT], /) -> StatelessFunction[ValueT]: ...
+    @overload
+    def __call__(self, op: Callable[[Any], _RecordResult], /) -> StatelessFunction[Any]: ...
+
+
 @overload
 def stateless(
     op: Callable[[ValueT], ValueT], *, name: str | None = None
 ) -> StatelessFunction[ValueT]: ...
 @overload
 def stateless(
-    op: None = None, *, name: str | None = None
-) -> Callable[[Callable[[ValueT], ValueT]], StatelessFunction[ValueT]]: ...
+    op: Callable[[Any], _RecordResult], *, name: str | None = None
+) -> StatelessFunction[Any]: ...
+@overload
+def stateless(op: None = None, *, name: str | None = None) -> _StatelessDecorator: ...
 def stateless(
     op: Callable[[Any], Any] | None = None, *, name: str | None = None
 ) -> StatelessFunction[Any] | Callable[[Callable[[Any], Any]], StatelessFunction[Any]]:

@@ -180,6 +180,9 @@ def test_fail_file_reports_expected_error(path: Path, fail_reports: list[Report]
 ONE_LINE = (
     "block_aggregate_with_prefix",
     "prefix_op_with_initial_value",
+    "records_exclusive_sum",
+    "records_inclusive_sum",
+    "records_state_for_numeric_callback",
     "scalar_prefix_state",
     "state_dtype_mismatch",
     "state_element_prefix_state",

@@ -1,5 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-"""State is one numeric scalar per thread: a record (structured) dtype is refused."""
+"""A sum's state is numeric in the stubs: a record state with inclusive_sum is a static error.
+
+(The run time accepts a record state with numeric values; it refuses this dtype
+only for its field name "count", a tuple method. scan/block.pyi explains why the
+sums keep StateT numeric.)
+"""
 
 from typing import Any
 

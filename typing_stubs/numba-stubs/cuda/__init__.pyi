@@ -475,12 +475,38 @@ def gridsize(ndim: Literal[2], /) -> tuple[int, int]: ...
 @overload
 def gridsize(ndim: Literal[3], /) -> tuple[int, int, int]: ...
 
+# One item of a local or shared array of a record (structured) dtype: NumPy's
+# np.void, whose fields numba reads and writes as attributes (state[0].a = 1.0).
+# The field names are not part of the dtype's static type, so every attribute is
+# Any; a misspelt field is caught when the kernel compiles. (NumPy's own stubs
+# declare np.void with the same ignore: its base class is marked final.)
+class _Record(np.void):  # type: ignore[misc]
+    def __getattr__(self, name: str, /) -> Any: ...
+    def __setattr__(self, name: str, value: Any, /) -> None: ...
+
 # NOTE: NumPy types an element of any ndarray as Any. A local or shared array
 # whose shape is written as an int or a tuple of one to three ints carries that
 # shape, and an index with one int per dimension gives its scalar type, so that a
 # scalar or a 2-D array where a 1-D array is expected is a type error. Other
-# indices (slices, one int into a 2-D array) give an array of unknown shape.
+# indices (slices, one int into a 2-D array) give an array of unknown shape. An
+# item of a record array is a _Record (np.void with its fields as attributes).
 class _ShapedNDArray(np.ndarray[_ShapeT_co, _DTypeT_co]):
+    @overload
+    def __getitem__(
+        self: _ShapedNDArray[tuple[int], np.dtype[np.void]], key: SupportsIndex, /
+    ) -> _Record: ...
+    @overload
+    def __getitem__(
+        self: _ShapedNDArray[tuple[int, int], np.dtype[np.void]],
+        key: tuple[SupportsIndex, SupportsIndex],
+        /,
+    ) -> _Record: ...
+    @overload
+    def __getitem__(
+        self: _ShapedNDArray[tuple[int, int, int], np.dtype[np.void]],
+        key: tuple[SupportsIndex, SupportsIndex, SupportsIndex],
+        /,
+    ) -> _Record: ...
     @overload
     def __getitem__(
         self: _ShapedNDArray[tuple[int], np.dtype[_ScalarT]], key: SupportsIndex, /
