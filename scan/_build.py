@@ -24,13 +24,19 @@ import numpy as np
 import statefn
 
 from ._cache import Artifact, get_or_build
-from ._codegen import CallbackDecl, render_group, render_scan, render_tile_io
+from ._codegen import (
+    CallbackDecl,
+    callback_barrier_suffices,
+    render_group,
+    render_scan,
+    render_tile_io,
+)
 from ._compile import check_target, compile_group, compile_provider
 from ._errors import PlanError
 from ._keys import cache_key, compile_key
 from ._plan import ArrayFact, ScanPlan, TileIOPlan, plan_scan, plan_tile_io, resolve_block
 from ._target import arch
-from ._vocab import TempStorageLayout
+from ._vocab import NO_SHARED_MEMORY_IO, TempStorageLayout
 
 __all__ = [
     "Built",
@@ -169,11 +175,11 @@ def build(
     else:
         tag = cache_key("group", {"plans": " ".join(p.key for p in group)})[:12]
         name = f"statefn_scan_group_{tag}"
-        units = [(p.symbol, f"{p.symbol}_{tag}", _source(p)) for p in group]
+        units = [(p.symbol, f"{p.symbol}_{tag}", _source(p), _shares_storage(p)) for p in group]
         providers = compile_group(
             name,
-            [local for _, local, _ in units],
-            render_group(units),
+            [local for _, local, _, _ in units],
+            render_group(name, units),
             cc=cc,
             what=f"{name} ({len(group)} providers: " + "; ".join(_what(p) for p in group) + ")",
         )
@@ -189,6 +195,21 @@ def build(
         compiled.append(done)
     link = (unit, *(LinkInput(c.symbol, c.ltoir) for c in compiled))
     return Built(provider.symbol, provider.layout, link)
+
+
+def _shares_storage(plan: ScanPlan | TileIOPlan) -> bool:
+    """Whether `plan`'s provider may use its unit's shared library-owned storage.
+
+    It must own library storage and end with a barrier after its last use of
+    it: ``auto_sync``, and not a scan whose trailing barrier CUB's callback
+    barrier replaces (that scan's storage stays its own; see
+    :func:`scan._codegen.callback_barrier_suffices`).
+    """
+    if plan.temp_storage != "implicit" or not plan.auto_sync:
+        return False
+    if isinstance(plan, ScanPlan):
+        return not callback_barrier_suffices(plan)
+    return plan.algorithm not in NO_SHARED_MEMORY_IO
 
 
 def _group(

@@ -129,14 +129,73 @@ def test_units_holding_the_same_provider_link_together() -> None:
 
 def test_group_source_renames_every_export_and_includes_each_header_once() -> None:
     load, store = _io_plan("load", 48), _io_plan("store", 48)
-    units = [(p.symbol, p.symbol + "_x", _build._source(p)) for p in (load, store)]
-    text = render_group(units)
+    units = [(p.symbol, p.symbol + "_x", _build._source(p), False) for p in (load, store)]
+    text = render_group("statefn_scan_group_x", units)
     assert text.count("#include <cub/block/block_load.cuh>") == 1
     assert text.count("#include <cub/block/block_store.cuh>") == 1
     for p in (load, store):
         assert f"{p.symbol}_x(" in text
         assert f"{p.symbol}_x_temp_bytes" in text
         assert f"{p.symbol}(" not in text
+    assert text.count("__shared__ temp_storage_t library_temp_storage;") == 2  # one each
+
+
+def test_sharing_providers_overlay_one_buffer() -> None:
+    load, store = _io_plan("load", 48), _io_plan("store", 48)
+    units = [(p.symbol, p.symbol + "_x", _build._source(p), True) for p in (load, store)]
+    text = render_group("statefn_scan_group_x", units)
+    assert "library_temp_storage" not in text
+    assert "union statefn_scan_group_x_storage_t {" in text
+    assert text.count("statefn_scan_group_x_storage()") == 4  # declared, defined, used twice
+
+
+def test_storage_is_shared_only_after_a_trailing_barrier() -> None:
+    from scan._plan import plan_scan
+
+    dtype = np.dtype(np.int32)
+
+    def scan_plan(algorithm: str, auto_sync: bool = True):
+        return plan_scan(
+            function="inclusive_sum",
+            values=ArrayFact(dtype=dtype, ndim=1, length=4),
+            out=None,
+            mode="inclusive",
+            scan_op="+",
+            initial_value=None,
+            prefix_op=running_total,
+            prefix_state=ArrayFact(dtype=np.dtype(np.int64), ndim=1, length=1),
+            block_aggregate=None,
+            algorithm=algorithm,
+            temp_storage=None,
+            block=(64, 1, 1),
+            auto_sync=auto_sync,
+        )
+
+    assert _build._shares_storage(scan_plan("raking"))
+    # CUB's barrier after the callback stands in for the trailing one: a
+    # following call writing the same buffer could overwrite the prefix slot
+    assert not _build._shares_storage(scan_plan("warp_scans"))
+    assert not _build._shares_storage(scan_plan("raking", auto_sync=False))
+    assert _build._shares_storage(_io_plan("load", 64))  # warp_transpose
+
+
+def test_a_kernel_overlays_its_calls_storage_as_cub_kernels_do() -> None:
+    # 512 threads x 16 int32 items with warp_transpose tile I/O: 32 KiB for the
+    # load's exchange and 32 KiB for the store's, more than the 48 KiB of static
+    # shared memory a kernel may have unless the two overlay
+    def k(src, dst):
+        state = cuda.local.array(1, np.int64)
+        state[0] = 0
+        items = cuda.local.array(16, np.int32)
+        for base in range(0, src.shape[0], 8192):
+            block.load(src, base, items, algorithm="warp_transpose")
+            block.inclusive_sum(
+                items, items, prefix_op=running_total, prefix_state=state, algorithm="raking"
+            )
+            block.store(dst, base, items, algorithm="warp_transpose")
+
+    cubin = scan.compile(k, (I32, I32), cc=CC, block=512)
+    assert cubin[:4] == b"\x7fELF"
 
 
 def test_a_kernel_that_failed_typing_leaves_no_calls_behind() -> None:
