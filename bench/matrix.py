@@ -695,7 +695,7 @@ def cub_source(specs: Sequence[CubSpec]) -> str:
         lines += [
             f'extern "C" __global__ void __launch_bounds__({s.threads})',
             f"{s.name}(const {t}* __restrict__ src, {t}* __restrict__ dst, int cols) {{",
-            f"  rowscan_bench::row_inclusive_sum_body<{t}, {st}, {s.threads}, {s.items},",
+            f"  rowscan_bench::row_inclusive_sum_dispatch<{t}, {st}, {s.threads}, {s.items},",
             f"      cub::BLOCK_LOAD_{CUB_IO[s.io]}, cub::BLOCK_STORE_{CUB_IO[s.io]},",
             f"      cub::BLOCK_SCAN_{CUB_SCAN[s.algo]}>(src, dst, cols);",
             "}",
