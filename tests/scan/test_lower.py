@@ -283,7 +283,7 @@ def test_scan_options(case):
 def test_temp_storage_layout_comes_from_compiled_code():
     raking = block.temp_storage("scan", np.int32, 128, cc=(9, 0))
     warp = block.temp_storage("scan", np.int32, 128, algorithm="warp_scans", cc=(9, 0))
-    load = block.temp_storage("load", np.int32, 128, 4, cc=(9, 0))
+    load = block.temp_storage("load", np.int32, 128, 4, algorithm="warp_transpose", cc=(9, 0))
     direct = block.temp_storage("load", np.int32, 128, 4, algorithm="direct", cc=(9, 0))
     for layout in (raking, warp, load):
         assert layout.size > 0

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Without algorithm=, scans and tile I/O take the measured defaults of scan._plan."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scan import block
+from scan._plan import (
+    DEFAULT_IO,
+    DEFAULT_SCAN,
+    ArrayFact,
+    default_io_algorithm,
+    default_scan_algorithm,
+    plan_scan,
+    plan_tile_io,
+)
+from scan._vocab import IO_ALGORITHMS, SCAN_ALGORITHMS
+
+
+def _io(threads: int, items: int, dtype: type) -> str:
+    dt = np.dtype(dtype)
+    return plan_tile_io(
+        function="load",
+        array=ArrayFact(dtype=dt, ndim=1),
+        items=ArrayFact(dtype=dt, ndim=1, length=items),
+        algorithm=None,
+        oob_default=None,
+        temp_storage=None,
+        block=(threads, 1, 1),
+    ).algorithm
+
+
+def _scan(threads: int, items: int, dtype: type) -> str:
+    dt = np.dtype(dtype)
+    return plan_scan(
+        function="inclusive_sum",
+        values=ArrayFact(dtype=dt, ndim=1, length=items),
+        out=None,
+        mode="inclusive",
+        scan_op="+",
+        initial_value=None,
+        prefix_op=None,
+        prefix_state=None,
+        block_aggregate=None,
+        algorithm=None,
+        temp_storage=None,
+        block=(threads, 1, 1),
+    ).algorithm
+
+
+def test_the_tables_name_known_algorithms_for_whole_warps() -> None:
+    for (threads, items, size), algo in DEFAULT_IO.items():
+        assert algo in IO_ALGORITHMS
+        assert threads % 32 == 0
+        assert items > 0
+        assert size in (1, 2, 4, 8, 16)
+    for (threads, _items, _size), algo in DEFAULT_SCAN.items():
+        assert algo in SCAN_ALGORITHMS
+        assert threads % 32 == 0
+
+
+@pytest.mark.parametrize(
+    ("threads", "items", "dtype", "io", "algo"),
+    [
+        (256, 4, np.int32, "vectorize", "warp_scans"),
+        (256, 4, np.float32, "vectorize", "warp_scans"),
+        (128, 4, np.int32, "vectorize", "raking"),
+        (512, 8, np.float32, "warp_transpose", "warp_scans"),
+        (256, 8, np.int32, "warp_transpose", "raking"),  # the README kernel
+        (256, 4, np.int64, "warp_transpose", "warp_scans"),
+        (256, 4, np.int16, "warp_transpose", "raking"),  # not measured
+        (80, 4, np.int32, "transpose", "raking"),  # not whole warps
+    ],
+)
+def test_plans_without_algorithm_take_the_table(threads, items, dtype, io, algo) -> None:
+    assert _io(threads, items, dtype) == io
+    assert _scan(threads, items, dtype) == algo
+    block_ = (threads, 1, 1)
+    assert default_io_algorithm(block_, items, np.dtype(dtype)) == io
+    assert default_scan_algorithm(block_, items, np.dtype(dtype)) == algo
+
+
+def test_temp_storage_queries_size_the_default_the_call_uses() -> None:
+    default = block.temp_storage("load", np.int32, 256, 4, cc=(9, 0))
+    vector = block.temp_storage("load", np.int32, 256, 4, algorithm="vectorize", cc=(9, 0))
+    assert default == vector
+    scan_default = block.temp_storage("scan", np.int32, 256, 4, cc=(9, 0))
+    warp = block.temp_storage("scan", np.int32, 256, 4, algorithm="warp_scans", cc=(9, 0))
+    assert scan_default == warp
