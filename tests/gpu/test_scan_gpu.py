@@ -536,3 +536,67 @@ def test_second_process_launches_without_compiling_or_linking(tmp_path):
     assert cold["stats"]["builds:kernel"] == 1
     assert warm["stats"]["builds"] == 0, warm["stats"]
     assert warm["stats"]["disk_hits"] == 5  # three providers, the callback, the linked kernel
+
+
+# ---------------------------------------------------------------- one unit per kernel
+
+
+@pytest.mark.sanitize
+def test_calls_in_a_device_function_share_the_kernel_unit_and_storage():
+    """Load and scan in a device function, store in the kernel: one NVRTC unit
+    whose three providers overlay one buffer (512 x 16 int32 items with
+    warp_transpose needs 64 KiB without the overlay), over several tiles."""
+
+    @cuda.jit(device=True)
+    def scan_tile(src, base, items, state):
+        block.load(src, base, items, algorithm="warp_transpose", oob_default=0)
+        block.inclusive_sum(
+            items, items, prefix_op=total_i64, prefix_state=state, algorithm="raking"
+        )
+
+    @cuda.jit
+    def row_cumsum(src, dst):
+        row = cuda.blockIdx.x
+        state = cuda.local.array(1, np.int64)
+        state[0] = 0
+        items = cuda.local.array(16, np.int32)
+        for base in range(0, src.shape[1], 512 * 16):
+            scan_tile(src[row], base, items, state)
+            block.store(dst[row], base, items, algorithm="warp_transpose")
+
+    rng = np.random.default_rng(7)
+    host = rng.integers(-3, 4, size=(3, 3 * 8192 + 77), dtype=np.int32)
+    d_dst = cuda.device_array_like(host)
+    row_cumsum[host.shape[0], 512](cuda.to_device(host), d_dst)
+    np.testing.assert_array_equal(d_dst.copy_to_host(), np.cumsum(host, axis=1, dtype=np.int32))
+
+
+@statefn.stateful(np.float32)
+def total_f32(state, block_aggregate):
+    prefix = state[0]
+    state[0] = prefix + block_aggregate
+    return prefix
+
+
+@pytest.mark.sanitize
+@pytest.mark.parametrize(("threads", "items"), [(256, 4), (512, 4), (512, 8), (256, 8)])
+def test_default_algorithms_row_scan(threads, items):
+    """The README kernel with every default (the measured table), full and partial tiles."""
+    tile = threads * items
+
+    @cuda.jit
+    def row_cumsum(src, dst):
+        row = cuda.blockIdx.x
+        state = cuda.local.array(1, np.float32)
+        state[0] = 0
+        values = cuda.local.array(items, np.float32)
+        for base in range(0, src.shape[1], tile):
+            block.load(src[row], base, values, oob_default=0)
+            block.inclusive_sum(values, values, prefix_op=total_f32, prefix_state=state)
+            block.store(dst[row], base, values)
+
+    rng = np.random.default_rng(threads + items)
+    host = rng.integers(-3, 4, size=(4, 2 * tile + 5), dtype=np.int32).astype(np.float32)
+    d_dst = cuda.device_array_like(host)
+    row_cumsum[host.shape[0], threads](cuda.to_device(host), d_dst)
+    np.testing.assert_array_equal(d_dst.copy_to_host(), np.cumsum(host, axis=1))
