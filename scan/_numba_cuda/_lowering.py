@@ -98,9 +98,8 @@ def _ltoir_object(symbol: str, cc: tuple[int, int], data: bytes) -> Any:
 def _group(plan: ScanPlan | TileIOPlan, cc: tuple[int, int]) -> tuple[Any, ...]:
     """The plans whose providers compile in one unit with `plan`'s.
 
-    The first call lowered in a kernel takes every call typed with it (those
-    of the kernel and of the device functions it calls) that no earlier
-    group holds: one NVRTC run per kernel. Later calls, and later kernels
+    The first call lowered in a kernel takes every call typed with it that
+    no earlier group holds: one NVRTC run per kernel. Later calls, and later kernels
     with the same calls, find their group here; a process that compiles the
     same kernels in the same order forms the same groups, so a warm cache
     serves them.
@@ -221,7 +220,9 @@ def _check_complete(library: Any) -> None:
             "cuda.compile() and cuda.compile_ptx() leave out and kernels without link-time "
             "optimisation (@cuda.jit(lto=False) or debug=True) cannot link; compile with "
             "scan.compile(kernel, signature, cc=...) (a linked cubin, or output='ltoir' for every "
-            "object) or cuda.compile_all(..., output='ltoir'), and keep lto on"
+            "object) or cuda.compile_all(..., output='ltoir'), and keep lto on; a "
+            "@cuda.jit(device=True) function is compiled without its link inputs too: make "
+            "scan.block calls in the kernel itself"
         )
 
 

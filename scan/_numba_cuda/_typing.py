@@ -359,8 +359,8 @@ def typed_plan(name: str, argtys: tuple[Any, ...]) -> ScanPlan | TileIOPlan:
 
 
 # The plans typed on this thread since the lowering last took them, and the
-# outermost function being typed when they were: the calls of one kernel (and
-# of the device functions it calls), whose providers compile in one unit.
+# outermost function being typed when they were: the calls of one kernel,
+# whose providers compile in one unit.
 _pending = threading.local()
 
 

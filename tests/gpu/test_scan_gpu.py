@@ -543,23 +543,10 @@ def test_second_process_launches_without_compiling_or_linking(tmp_path):
 
 
 @pytest.mark.sanitize
-def test_calls_in_a_device_function_share_the_kernel_unit_and_storage():
-    """Load and scan in a device function, store in the kernel: one NVRTC unit
-    whose three providers overlay one buffer (512 x 16 int32 items with
-    warp_transpose needs 64 KiB without the overlay), over several tiles."""
-
-    @cuda.jit(device=True)
-    def scan_tile(src, base, items, state):
-        # the items array is a parameter here: its length is given
-        block.load(src, base, items, algorithm="warp_transpose", oob_default=0, items_per_thread=16)
-        block.inclusive_sum(
-            items,
-            items,
-            prefix_op=total_i64,
-            prefix_state=state,
-            algorithm="raking",
-            items_per_thread=16,
-        )
+def test_a_kernels_calls_overlay_their_storage():
+    """Load, scan and store compiled in one NVRTC unit overlay one buffer (512 x
+    16 int32 items with warp_transpose needs 64 KiB without the overlay), over
+    several tiles and a partial one."""
 
     @cuda.jit
     def row_cumsum(src, dst):
@@ -568,7 +555,10 @@ def test_calls_in_a_device_function_share_the_kernel_unit_and_storage():
         state[0] = 0
         items = cuda.local.array(16, np.int32)
         for base in range(0, src.shape[1], 512 * 16):
-            scan_tile(src[row], base, items, state)
+            block.load(src[row], base, items, algorithm="warp_transpose", oob_default=0)
+            block.inclusive_sum(
+                items, items, prefix_op=total_i64, prefix_state=state, algorithm="raking"
+            )
             block.store(dst[row], base, items, algorithm="warp_transpose")
 
     rng = np.random.default_rng(7)
