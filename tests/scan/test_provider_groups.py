@@ -19,7 +19,6 @@ import scan
 import statefn
 from scan import _build, _cache, block
 from scan._codegen import render_group
-from scan._numba_cuda import _lowering
 from scan._plan import ArrayFact, plan_tile_io
 
 pytestmark = pytest.mark.nvrtc
@@ -209,6 +208,8 @@ def test_a_kernel_that_failed_typing_leaves_no_calls_behind() -> None:
     def good(src, dst):
         items = cuda.local.array(2, np.int32)
         block.store(dst, 0, items, threads=64)
+
+    from scan._numba_cuda import _lowering
 
     compile_kernel(good, (I32, I32))
     grouped = {plan.block for group in _lowering._groups.values() for plan in group}
