@@ -30,16 +30,18 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from .._cache import Artifact, get_or_build
+from .._errors import CompileError
 from .._keys import compile_key
 from .._target import arch
 from .._toolchain import dist_version, nvjitlink_version
 
-__all__ = ["KIND", "NEEDED", "attach", "link_key", "link_objects"]
+__all__ = ["KIND", "NEEDED", "attach", "link_key", "link_objects", "shared_memory_error"]
 
 #: Cache kind of linked kernels (``python -m scan cache list`` shows it).
 KIND = "kernel"
@@ -137,6 +139,32 @@ def _key(kernel_ltoir: bytes, inputs: list[str], cc: tuple[Any, ...], max_regist
     return compile_key(KIND, parts, (int(cc[0]), int(cc[1])))
 
 
+_TOO_MUCH_SHARED = re.compile(
+    r"uses too much shared data \((0x[0-9a-fA-F]+) bytes, (0x[0-9a-fA-F]+) max\)"
+)
+
+
+def shared_memory_error(exc: BaseException, name: str) -> CompileError | None:
+    """A readable error for a link that ptxas refused for its static shared memory.
+
+    The library-owned temp storage of ``scan.block`` calls is static shared
+    memory, so large tiles with exchanging algorithms can exceed what a kernel
+    may declare (48 KiB); ptxas then reports it under a mangled kernel name.
+    """
+    found = _TOO_MUCH_SHARED.search(str(exc))
+    if found is None:
+        return None
+    need, limit = int(found[1], 16), int(found[2], 16)
+    return CompileError(
+        f"kernel {name} needs {need} bytes of static shared memory, more than the {limit} "
+        f"({limit // 1024} KiB) a kernel may declare; most of it is the temp storage of its "
+        "scan.block calls: use tile I/O that needs none (algorithm='vectorize' or 'direct'), "
+        "fewer threads or items per thread, or one caller-owned buffer passed as "
+        "temp_storage= to the calls (block.temp_storage sizes it; see the temp storage docs)",
+        log=str(exc),
+    )
+
+
 def link_objects(objects: Sequence[bytes], cc: tuple[int, int], name: str = "") -> bytes:
     """Link LTO-IR objects (the kernel's first) into a cubin for `cc`, through the cache."""
     from cuda.core import Linker, LinkerOptions, ObjectCode
@@ -147,7 +175,14 @@ def link_objects(objects: Sequence[bytes], cc: tuple[int, int], name: str = "") 
         nvjitlink_version()  # a missing nvJitLink is a ToolchainError
         options = LinkerOptions(arch=arch(cc), link_time_optimization=True)
         linker = Linker(*(ObjectCode.from_ltoir(o) for o in objects), options=options)
-        return Artifact(payload=bytes(linker.link("cubin").code), meta={})
+        try:
+            cubin = linker.link("cubin")
+        except Exception as exc:
+            readable = shared_memory_error(exc, name or "(unnamed)")
+            if readable is not None:
+                raise readable from None
+            raise
+        return Artifact(payload=bytes(cubin.code), meta={})
 
     return get_or_build(KIND, key, build, what=f"{name or '(unnamed)'} for {arch(cc)}").payload
 
@@ -161,12 +196,19 @@ def _get_cubin(library: Any, original: Any, cc: Any) -> Any:
     if key is None:
         return original(cc)
 
+    name = str(getattr(library, "_entry_name", None) or "kernel")
+
     def build() -> Artifact:
-        obj = original(cc)
+        try:
+            obj = original(cc)
+        except Exception as exc:
+            readable = shared_memory_error(exc, name)
+            if readable is not None:
+                raise readable from None
+            raise
         log = library._linkerinfo_cache.get(cc, "")
         return Artifact(payload=bytes(obj.code), meta={"info_log": str(log or "")})
 
-    name = str(getattr(library, "_entry_name", None) or "kernel")
     art = get_or_build(KIND, key, build, what=f"{name} for {arch(cc)}")
     if cc not in library._cubin_cache:  # served from the cache: no link ran here
         from cuda.core import ObjectCode

@@ -37,6 +37,7 @@ CHECKED_MODULES = [
     "scan/_numba_cuda/_typing.py",
     "scan/_numba_facts.py",
     "scan/_numba_cuda/_lowering.py",
+    "scan/_numba_cuda/_linkcache.py",
     "statefn/_arity.py",
     "statefn/_dtypes.py",
     "statefn/_normalize.py",
