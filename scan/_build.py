@@ -15,6 +15,7 @@ Nothing here imports Numba.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeAlias
 
@@ -31,7 +32,7 @@ from ._codegen import (
     render_scan,
     render_tile_io,
 )
-from ._compile import check_target, compile_group, compile_provider
+from ._compile import Provider, check_target, compile_group, compile_provider
 from ._errors import PlanError
 from ._keys import cache_key, compile_key
 from ._plan import ArrayFact, ScanPlan, TileIOPlan, plan_scan, plan_tile_io, resolve_block
@@ -46,6 +47,7 @@ __all__ = [
     "LinkInput",
     "build",
     "callback",
+    "provider_group",
     "temp_storage_layout",
 ]
 
@@ -168,22 +170,13 @@ def build(
         provider's own unit.
     """
     check_target(cc)  # before any callback or provider is compiled
-    group = _group(plan, together)
+    group = provider_group(plan, together)
     if len(group) == 1:
         provider = compile_provider(plan.symbol, _source(plan), cc=cc, what=_what(plan))
         unit = LinkInput(plan.symbol, provider.ltoir)
     else:
-        tag = cache_key("group", {"plans": " ".join(p.key for p in group)})[:12]
-        name = f"statefn_scan_group_{tag}"
-        units = [(p.symbol, f"{p.symbol}_{tag}", _source(p), _shares_storage(p)) for p in group]
-        providers = compile_group(
-            name,
-            [local for _, local, _, _ in units],
-            render_group(name, units),
-            cc=cc,
-            what=f"{name} ({len(group)} providers: " + "; ".join(_what(p) for p in group) + ")",
-        )
-        provider = providers[f"{plan.symbol}_{tag}"]
+        name, providers = _group_unit(group, cc)
+        provider = providers[plan.symbol]
         unit = LinkInput(name, provider.ltoir)
     compiled = []
     for descriptor in _callbacks(plan):
@@ -212,13 +205,44 @@ def _shares_storage(plan: ScanPlan | TileIOPlan) -> bool:
     return plan.algorithm not in NO_SHARED_MEMORY_IO
 
 
-def _group(
+def provider_group(
     plan: ScanPlan | TileIOPlan, together: Sequence[ScanPlan | TileIOPlan]
 ) -> tuple[ScanPlan | TileIOPlan, ...]:
     """`plan` and `together`, one of each provider, in a fixed order (by symbol)."""
     members = {p.symbol: p for p in together}
     members[plan.symbol] = plan
     return tuple(members[s] for s in sorted(members))
+
+
+# Units of several providers already rendered and compiled in this process, by
+# (unit name, target): the other calls of a kernel find theirs here instead of
+# rendering and hashing the unit again. Values: the unit's name and each
+# member's provider, by the member's own symbol.
+_units: dict[tuple[str, tuple[int, int]], dict[str, Provider]] = {}
+_units_lock = threading.Lock()
+
+
+def _group_unit(
+    group: Sequence[ScanPlan | TileIOPlan], cc: tuple[int, int]
+) -> tuple[str, dict[str, Provider]]:
+    """The name of `group`'s unit and its members' providers (compiled or fetched)."""
+    tag = cache_key("group", {"plans": " ".join(p.key for p in group)})[:12]
+    name = f"statefn_scan_group_{tag}"
+    with _units_lock:
+        found = _units.get((name, cc))
+    if found is None:
+        units = [(p.symbol, f"{p.symbol}_{tag}", _source(p), _shares_storage(p)) for p in group]
+        compiled = compile_group(
+            name,
+            [local for _, local, _, _ in units],
+            render_group(name, units),
+            cc=cc,
+            what=f"{name} ({len(group)} providers: " + "; ".join(_what(p) for p in group) + ")",
+        )
+        found = {symbol: compiled[local] for symbol, local, _, _ in units}
+        with _units_lock:
+            _units[(name, cc)] = found
+    return name, found
 
 
 def _callbacks(plan: ScanPlan | TileIOPlan) -> list[CallbackDescriptor]:

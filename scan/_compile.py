@@ -264,6 +264,8 @@ def compile_group(
             "symbols": " ".join(symbols),
             "source": source,
             "generator": GENERATOR_VERSION,
+            # include folders are machine paths: the header digest in the
+            # toolchain identity stands for them in the key
             "options": " ".join(nvrtc_flags(nvrtc_options(cc), include_paths=False)),
         },
         cc,
@@ -278,6 +280,7 @@ def compile_group(
             meta[f"temp_align.{i}"] = layouts[symbol].alignment
         return Artifact(payload=ltoir, meta=meta)
 
+    # the cache builds each key once, even when threads or processes ask together
     art = get_or_build("provider", key, build, what=f"{what or name} for {arch(cc)}")
     providers = {}
     for i, symbol in enumerate(symbols):

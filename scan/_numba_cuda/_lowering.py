@@ -31,7 +31,7 @@ from numba.cuda.cudaimpl import registry as lowering_registry
 import statefn
 from statefn import _abi
 
-from .._build import Built, CallbackDescriptor, CompiledCallback, build
+from .._build import Built, CallbackDescriptor, CompiledCallback, build, provider_group
 from .._calls import IO_CALLS
 from .._errors import PlanError
 from .._plan import ScanPlan, TileIOPlan
@@ -109,9 +109,7 @@ def _group(plan: ScanPlan | TileIOPlan, cc: tuple[int, int]) -> tuple[Any, ...]:
         if found is not None:
             return found
         fresh = [p for p in take_typed() if (p.symbol, cc) not in _groups]
-        members = {p.symbol: p for p in fresh}
-        members[plan.symbol] = plan
-        group = tuple(members[s] for s in sorted(members))
+        group = provider_group(plan, fresh)
         for member in group:
             _groups[(member.symbol, cc)] = group
         return group

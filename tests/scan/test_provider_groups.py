@@ -19,7 +19,7 @@ import scan
 import statefn
 from scan import _build, _cache, block
 from scan._codegen import render_group
-from scan._plan import ArrayFact, plan_tile_io
+from scan._plan import ArrayFact, plan_scan, plan_tile_io
 
 pytestmark = pytest.mark.nvrtc
 
@@ -94,16 +94,35 @@ def test_a_later_kernel_reuses_units_and_compiles_only_new_calls(fresh_cache: No
     assert link_cubin(codes)[:4] == b"\x7fELF"
 
 
-def _io_plan(direction: str, threads: int):
-    dtype = np.dtype(np.float32)
+def _io_plan(direction: str, threads: int, dtype: type = np.float32):
+    dt = np.dtype(dtype)
     return plan_tile_io(
         function=direction,  # type: ignore[arg-type]
-        array=ArrayFact(dtype=dtype, ndim=1),
-        items=ArrayFact(dtype=dtype, ndim=1, length=4),
+        array=ArrayFact(dtype=dt, ndim=1),
+        items=ArrayFact(dtype=dt, ndim=1, length=4),
         algorithm=None,
         oob_default=None,
         temp_storage=None,
         block=(threads, 1, 1),
+    )
+
+
+def _callback_scan_plan(algorithm: str | None = None, auto_sync: bool = True):
+    """An int32 inclusive sum of 64 threads x 4 items with running_total as prefix_op."""
+    return plan_scan(
+        function="inclusive_sum",
+        values=ArrayFact(dtype=np.dtype(np.int32), ndim=1, length=4),
+        out=None,
+        mode="inclusive",
+        scan_op="+",
+        initial_value=None,
+        prefix_op=running_total,
+        prefix_state=ArrayFact(dtype=np.dtype(np.int64), ndim=1, length=1),
+        block_aggregate=None,
+        algorithm=algorithm,
+        temp_storage=None,
+        block=(64, 1, 1),
+        auto_sync=auto_sync,
     )
 
 
@@ -149,32 +168,11 @@ def test_sharing_providers_overlay_one_buffer() -> None:
 
 
 def test_storage_is_shared_only_after_a_trailing_barrier() -> None:
-    from scan._plan import plan_scan
-
-    dtype = np.dtype(np.int32)
-
-    def scan_plan(algorithm: str, auto_sync: bool = True):
-        return plan_scan(
-            function="inclusive_sum",
-            values=ArrayFact(dtype=dtype, ndim=1, length=4),
-            out=None,
-            mode="inclusive",
-            scan_op="+",
-            initial_value=None,
-            prefix_op=running_total,
-            prefix_state=ArrayFact(dtype=np.dtype(np.int64), ndim=1, length=1),
-            block_aggregate=None,
-            algorithm=algorithm,
-            temp_storage=None,
-            block=(64, 1, 1),
-            auto_sync=auto_sync,
-        )
-
-    assert _build._shares_storage(scan_plan("raking"))
+    assert _build._shares_storage(_callback_scan_plan("raking"))
     # CUB's barrier after the callback stands in for the trailing one: a
     # following call writing the same buffer could overwrite the prefix slot
-    assert not _build._shares_storage(scan_plan("warp_scans"))
-    assert not _build._shares_storage(scan_plan("raking", auto_sync=False))
+    assert not _build._shares_storage(_callback_scan_plan("warp_scans"))
+    assert not _build._shares_storage(_callback_scan_plan("raking", auto_sync=False))
     assert _build._shares_storage(_io_plan("load", 64))  # warp_transpose
 
 
@@ -232,32 +230,8 @@ def test_a_unit_links_without_the_callbacks_of_providers_left_uncalled() -> None
     from cuda.core import Linker, LinkerOptions, ObjectCode
 
     from scan._numba_cuda._lowering import CALLBACKS
-    from scan._plan import plan_scan
 
-    dtype = np.dtype(np.int32)
-    load = plan_tile_io(
-        function="load",
-        array=ArrayFact(dtype=dtype, ndim=1),
-        items=ArrayFact(dtype=dtype, ndim=1, length=4),
-        algorithm=None,
-        oob_default=None,
-        temp_storage=None,
-        block=(64, 1, 1),
-    )
-    with_callback = plan_scan(
-        function="inclusive_sum",
-        values=ArrayFact(dtype=dtype, ndim=1, length=4),
-        out=None,
-        mode="inclusive",
-        scan_op="+",
-        initial_value=None,
-        prefix_op=running_total,
-        prefix_state=ArrayFact(dtype=np.dtype(np.int64), ndim=1, length=1),
-        block_aggregate=None,
-        algorithm=None,
-        temp_storage=None,
-        block=(64, 1, 1),
-    )
+    load, with_callback = _io_plan("load", 64, np.int32), _callback_scan_plan()
     built = _build.build(load, CC, CALLBACKS, together=[load, with_callback])
     assert len(built.link) == 1  # the unit; the load calls no callback
     options = LinkerOptions(arch="sm_90", link_time_optimization=True)
