@@ -24,6 +24,7 @@ import argparse
 import re
 import shlex
 import statistics
+import subprocess
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -371,6 +372,25 @@ def parse_res_usage(text: str, stats: dict[str, SassStats]) -> None:
         entry.shared_bytes = int(fields["SHARED"]) if "SHARED" in fields else entry.shared_bytes
         entry.local_bytes = int(fields["LOCAL"]) if "LOCAL" in fields else entry.local_bytes
         name = None
+
+
+def cubin_sass(cuobjdump: str, cubin: str) -> tuple[str, dict[str, SassStats]]:
+    """SASS text and per-function statistics of a cubin file, from ``cuobjdump``.
+
+    ``cuobjdump -sass`` gives the instructions, ``-res-usage`` registers and
+    memory; a failed disassembly gives empty text and no statistics.
+    """
+    sass, usage = (
+        subprocess.run(
+            [cuobjdump, flag, cubin], capture_output=True, text=True, check=False, timeout=300
+        )
+        for flag in ("-sass", "-res-usage")
+    )
+    if sass.returncode != 0:
+        return "", {}
+    stats = parse_sass(sass.stdout)
+    parse_res_usage(usage.stdout, stats)
+    return sass.stdout, stats
 
 
 def median(values: Sequence[float]) -> float:

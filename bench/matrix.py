@@ -773,16 +773,9 @@ def cubin_sass(cubin: Path) -> dict[str, tuple[str, str]]:
     if cuobjdump is None:
         return {}
     try:
-        sass = subprocess.run(
-            [cuobjdump, "-sass", str(cubin)], capture_output=True, text=True, check=False
-        ).stdout
-        usage = subprocess.run(
-            [cuobjdump, "-res-usage", str(cubin)], capture_output=True, text=True, check=False
-        ).stdout
-    except OSError:
+        _, stats = _common.cubin_sass(cuobjdump, str(cubin))
+    except (OSError, subprocess.SubprocessError):
         return {}
-    stats = _common.parse_sass(sass)
-    _common.parse_res_usage(usage, stats)
     return {
         name: ("" if s.regs is None else str(s.regs), str(s.ldl + s.stl))
         for name, s in stats.items()

@@ -736,17 +736,7 @@ def sass_stats(cubin: Path) -> dict[str, _common.SassStats]:
     cuobjdump = _find_tool("cuobjdump")
     if cuobjdump is None:
         return {}
-    sass, usage = (
-        subprocess.run(
-            [cuobjdump, flag, str(cubin)], capture_output=True, text=True, check=False, timeout=300
-        )
-        for flag in ("-sass", "-res-usage")
-    )
-    if sass.returncode != 0:
-        return {}
-    stats = _common.parse_sass(sass.stdout)
-    _common.parse_res_usage(usage.stdout, stats)
-    return stats
+    return _common.cubin_sass(cuobjdump, str(cubin))[1]
 
 
 def _compile_project_job(

@@ -401,14 +401,7 @@ def kernel_sass(kernel: Any) -> tuple[str, _common.SassStats]:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "kernel.cubin"
             path.write_bytes(cubin)
-            text = subprocess.run(
-                [cuobjdump, "-sass", str(path)], capture_output=True, text=True, check=True
-            ).stdout
-            usage = subprocess.run(
-                [cuobjdump, "-res-usage", str(path)], capture_output=True, text=True, check=False
-            ).stdout
-        parsed = _common.parse_sass(text)
-        _common.parse_res_usage(usage, parsed)
+            text, parsed = _common.cubin_sass(cuobjdump, str(path))
         if parsed:
             # the kernel is the function with most instructions (helpers are inlined)
             stats = max(parsed.values(), key=lambda s: s.instructions)
