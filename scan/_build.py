@@ -28,6 +28,7 @@ from ._cache import Artifact, get_or_build
 from ._codegen import (
     CallbackDecl,
     callback_barrier_suffices,
+    group_storage,
     render_group,
     render_scan,
     render_tile_io,
@@ -231,15 +232,20 @@ def _group_unit(
     with _units_lock:
         found = _units.get((name, cc))
     if found is None:
-        units = [(p.symbol, f"{p.symbol}_{tag}", _source(p), _shares_storage(p)) for p in group]
+        storage = group_storage(name)
+        units = []
+        for p in group:
+            shares = _shares_storage(p)
+            local = f"{p.symbol}_{tag}"
+            units.append((local, _source(p, local, storage if shares else None), shares))
         compiled = compile_group(
             name,
-            [local for _, local, _, _ in units],
+            [local for local, _, _ in units],
             render_group(name, units),
             cc=cc,
             what=f"{name} ({len(group)} providers: " + "; ".join(_what(p) for p in group) + ")",
         )
-        found = {symbol: compiled[local] for symbol, local, _, _ in units}
+        found = {p.symbol: compiled[local] for p, (local, _, _) in zip(group, units, strict=True)}
         with _units_lock:
             _units[(name, cc)] = found
     return name, found
@@ -256,10 +262,16 @@ def _callbacks(plan: ScanPlan | TileIOPlan) -> list[CallbackDescriptor]:
     return users
 
 
-def _source(plan: ScanPlan | TileIOPlan) -> str:
-    """The provider's C++: callbacks are declared by their pointer-ABI symbols only."""
+def _source(
+    plan: ScanPlan | TileIOPlan, symbol: str | None = None, storage: str | None = None
+) -> str:
+    """The provider's C++: callbacks are declared by their pointer-ABI symbols only.
+
+    `symbol` and `storage`: the entry point's name and the shared storage
+    function in a unit of several providers (:func:`scan._codegen.render_group`).
+    """
     if isinstance(plan, TileIOPlan):
-        return render_tile_io(plan)
+        return render_tile_io(plan, symbol=symbol, storage=storage)
 
     def decl(descriptor: CallbackDescriptor | None) -> CallbackDecl | None:
         if descriptor is None:
@@ -271,6 +283,8 @@ def _source(plan: ScanPlan | TileIOPlan) -> str:
         plan,
         scan_callback=None if plan.scan_op.is_builtin else decl(plan.scan_op),
         prefix_callback=decl(plan.prefix_op),
+        symbol=symbol,
+        storage=storage,
     )
 
 

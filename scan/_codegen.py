@@ -33,6 +33,7 @@ __all__ = [
     "GENERATOR_VERSION",
     "CallbackDecl",
     "callback_barrier_suffices",
+    "group_storage",
     "render_group",
     "render_scan",
     "render_tile_io",
@@ -118,7 +119,10 @@ def _summary(plan: ScanPlan | TileIOPlan) -> str:
     return " ".join(parts)
 
 
-def _temp_decl(mode: str) -> str:
+def _temp_decl(mode: str, storage: str | None = None) -> str:
+    if mode == "implicit" and storage is not None:
+        # the buffer its unit's sharing providers overlay (render_group)
+        return f"  temp_storage_t& temp_storage = *static_cast<temp_storage_t*>({storage}());"
     if mode == "implicit":
         return (
             "  __shared__ temp_storage_t library_temp_storage;\n"
@@ -281,6 +285,8 @@ def render_scan(
     *,
     scan_callback: CallbackDecl | None = None,
     prefix_callback: CallbackDecl | None = None,
+    symbol: str | None = None,
+    storage: str | None = None,
 ) -> str:
     """C++ source of a block scan's provider.
 
@@ -291,6 +297,11 @@ def render_scan(
         The lowered user scan operator (when ``plan.scan_op`` is not built in).
     prefix_callback : CallbackDecl, optional
         The lowered prefix callback (when ``plan.prefix_op`` is set).
+    symbol : str, optional
+        The entry point's name; ``plan.symbol`` by default.
+    storage : str, optional
+        The function returning the library-owned storage this provider shares
+        in its unit (:func:`render_group`); its own storage by default.
     """
     decls: Sequence[CallbackDecl] = [c for c in (scan_callback, prefix_callback) if c is not None]
     return _template("scan.cuh.in").substitute(
@@ -304,24 +315,30 @@ def render_scan(
         block_z=plan.block[2],
         algorithm=CUB_SCAN_ALGORITHMS[plan.algorithm],
         functors=_scan_functors(plan, scan_callback, prefix_callback),
-        symbol=plan.symbol,
+        symbol=symbol or plan.symbol,
         items_per_thread=plan.items_per_thread,
-        temp_decl=_temp_decl(plan.temp_storage),
+        temp_decl=_temp_decl(plan.temp_storage, storage),
         body=_scan_call(plan),
     )
 
 
-def render_group(name: str, units: Sequence[tuple[str, str, str, bool]]) -> str:
+def group_storage(name: str) -> str:
+    """The function of unit `name` that returns the buffer its sharing providers overlay."""
+    return f"{name}_storage"
+
+
+def render_group(name: str, units: Sequence[tuple[str, str, bool]]) -> str:
     """Several providers' units as one translation unit, for one NVRTC run.
 
     Compiling a unit costs mostly the parsing of CUB's headers, so the
     providers a kernel needs compile together. Each unit keeps its text inside
-    a namespace of its own (its helper types keep their names) with its entry
-    point and layout constants renamed to a symbol local to the group: several
-    groups holding the same provider can be linked into one kernel without
-    clashing.
+    a namespace of its own (its helper types keep their names); its entry
+    point and layout constants carry a symbol local to the group (rendered
+    with ``symbol=``), so several groups holding the same provider can be
+    linked into one kernel without clashing.
 
-    The providers marked as sharing use one library-owned buffer, a union of
+    The providers marked as sharing (rendered with
+    ``storage=group_storage(name)``) use one library-owned buffer, a union of
     their ``TempStorage`` types, instead of one each, as a CUB kernel overlays
     the storage of its primitives. Only providers that end with a barrier
     after their last use of the storage may share it (library-owned storage
@@ -332,18 +349,15 @@ def render_group(name: str, units: Sequence[tuple[str, str, str, bool]]) -> str:
     ----------
     name : str
         The unit's name (a prefix of its internal symbols).
-    units : sequence of (symbol, local symbol, source, shares storage)
-        Each provider's rendered unit (:func:`render_scan`,
-        :func:`render_tile_io`), the name its exports take here, and whether
-        it uses the shared buffer.
+    units : sequence of (local symbol, source, shares storage)
+        Each provider's unit (:func:`render_scan`, :func:`render_tile_io`)
+        rendered with its local symbol, and whether it uses the shared buffer.
     """
-    storage_fn = f"{name}_storage"
-    own = _temp_decl("implicit")
-    shared = f"  temp_storage_t& temp_storage = *static_cast<temp_storage_t*>({storage_fn}());"
+    storage_fn = group_storage(name)
     includes: list[str] = []
     bodies: list[str] = []
     members: list[str] = []
-    for i, (symbol, local, source, shares) in enumerate(units):
+    for i, (_, source, shares) in enumerate(units):
         lines = []
         for line in source.splitlines():
             if line.startswith("#include "):
@@ -351,11 +365,8 @@ def render_group(name: str, units: Sequence[tuple[str, str, str, bool]]) -> str:
                     includes.append(line)
             else:
                 lines.append(line)
-        body = "\n".join(lines).replace(symbol, local).strip("\n")
+        body = "\n".join(lines).strip("\n")
         if shares:
-            if own not in body:
-                raise ValueError(f"{symbol} does not own library storage; it cannot share it")
-            body = body.replace(own, shared)
             members.append(f"  statefn_scan_unit{i}::temp_storage_t unit{i};")
         bodies.append(
             f"namespace statefn_scan_unit{i} {{\n{body}\n}} // namespace statefn_scan_unit{i}\n"
@@ -363,7 +374,7 @@ def render_group(name: str, units: Sequence[tuple[str, str, str, bool]]) -> str:
     head = (
         f"// Generated by scan._codegen (generator version {GENERATOR_VERSION}); do not edit.\n"
         f"// {len(units)} providers in one unit: "
-        + ", ".join(local for _, local, _, _ in units)
+        + ", ".join(local for local, _, _ in units)
         + "\n"
     )
     text = head + "\n".join(includes) + "\n\n"
@@ -404,8 +415,13 @@ def _blocked_tail(plan: TileIOPlan) -> str:
     )
 
 
-def render_tile_io(plan: TileIOPlan) -> str:
-    """C++ source of a tile load or store provider."""
+def render_tile_io(
+    plan: TileIOPlan, *, symbol: str | None = None, storage: str | None = None
+) -> str:
+    """C++ source of a tile load or store provider.
+
+    `symbol` and `storage` are as in :func:`render_scan`.
+    """
     load = plan.direction == "load"
     algos = CUB_LOAD_ALGORITHMS if load else CUB_STORE_ALGORITHMS
     method = "Load" if load else "Store"
@@ -451,9 +467,9 @@ def render_tile_io(plan: TileIOPlan) -> str:
         items_per_thread=plan.items_per_thread,
         algorithm=algos[plan.algorithm],
         extra_types=extra_types,
-        symbol=plan.symbol,
+        symbol=symbol or plan.symbol,
         tile_items=plan.tile_items,
-        temp_decl=_temp_decl(plan.temp_storage),
+        temp_decl=_temp_decl(plan.temp_storage, storage),
         pointer_decl=f"{const}value_t* p = static_cast<{const}value_t*>(ptr);",
         full_tile=full,
         partial_tile=partial,

@@ -18,7 +18,7 @@ from numba.cuda import types
 import scan
 import statefn
 from scan import _build, _cache, block
-from scan._codegen import render_group
+from scan._codegen import group_storage, render_group
 from scan._plan import ArrayFact, plan_scan, plan_tile_io
 
 pytestmark = pytest.mark.nvrtc
@@ -147,7 +147,7 @@ def test_units_holding_the_same_provider_link_together() -> None:
 
 def test_group_source_renames_every_export_and_includes_each_header_once() -> None:
     load, store = _io_plan("load", 48), _io_plan("store", 48)
-    units = [(p.symbol, p.symbol + "_x", _build._source(p), False) for p in (load, store)]
+    units = [(p.symbol + "_x", _build._source(p, p.symbol + "_x"), False) for p in (load, store)]
     text = render_group("statefn_scan_group_x", units)
     assert text.count("#include <cub/block/block_load.cuh>") == 1
     assert text.count("#include <cub/block/block_store.cuh>") == 1
@@ -160,7 +160,10 @@ def test_group_source_renames_every_export_and_includes_each_header_once() -> No
 
 def test_sharing_providers_overlay_one_buffer() -> None:
     load, store = _io_plan("load", 48), _io_plan("store", 48)
-    units = [(p.symbol, p.symbol + "_x", _build._source(p), True) for p in (load, store)]
+    storage = group_storage("statefn_scan_group_x")
+    units = [
+        (p.symbol + "_x", _build._source(p, p.symbol + "_x", storage), True) for p in (load, store)
+    ]
     text = render_group("statefn_scan_group_x", units)
     assert "library_temp_storage" not in text
     assert "union statefn_scan_group_x_storage_t {" in text
