@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 import sys
 import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -44,8 +45,11 @@ __all__ = ["CALLBACKS", "NumbaCallbacks", "current_cc"]
 _I8P = ir.IntType(8).as_pointer()
 _lock = threading.Lock()
 _objects: dict[tuple[str, tuple[int, int]], Any] = {}
-# the group of plans each plan's provider was compiled with, per target
-_groups: dict[tuple[str, tuple[int, int]], tuple[ScanPlan | TileIOPlan, ...]] = {}
+# per kernel code library: the group of plans each plan's provider compiles
+# with, by (plan symbol, target)
+_groups: weakref.WeakKeyDictionary[
+    Any, dict[tuple[str, tuple[int, int]], tuple[ScanPlan | TileIOPlan, ...]]
+] = weakref.WeakKeyDictionary()
 # the parameter names of each lowered call, in the typed signature's order
 _PARAMS = {name: tuple(fold_signature(name).parameters) for name in FUNCTIONS}
 
@@ -95,30 +99,32 @@ def _ltoir_object(symbol: str, cc: tuple[int, int], data: bytes) -> Any:
         return obj
 
 
-def _group(plan: ScanPlan | TileIOPlan, cc: tuple[int, int]) -> tuple[Any, ...]:
-    """The plans whose providers compile in one unit with `plan`'s.
+def _group(plan: ScanPlan | TileIOPlan, cc: tuple[int, int], library: Any) -> tuple[Any, ...]:
+    """The plans whose providers compile in one unit with `plan`'s, for the kernel of `library`.
 
-    The first call lowered in a kernel takes every call typed with it that
-    no earlier group holds: one NVRTC run per kernel. Later calls, and later kernels
-    with the same calls, find their group here; a process that compiles the
-    same kernels in the same order forms the same groups, so a warm cache
-    serves them.
+    The first call lowered in a kernel takes every call typed with it: one
+    unit per kernel, one NVRTC run on a cold cache. The kernel's later calls
+    find that group here. Each kernel has a unit of its own, even where it
+    shares calls with another: a unit's overlaid temp storage is sized by its
+    own calls, and a kernel with the same calls forms the same unit in any
+    process, in any order, so a warm cache serves it.
     """
     with _lock:
-        found = _groups.get((plan.symbol, cc))
+        groups = _groups.setdefault(library, {})
+        found = groups.get((plan.symbol, cc))
         if found is not None:
             return found
-        fresh = [p for p in take_typed() if (p.symbol, cc) not in _groups]
-        group = provider_group(plan, fresh)
+        group = provider_group(plan, take_typed())
         for member in group:
-            _groups[(member.symbol, cc)] = group
+            groups.setdefault((member.symbol, cc), group)
         return group
 
 
 def _built(context: Any, plan: ScanPlan | TileIOPlan) -> tuple[Built, tuple[int, int]]:
     _check_complete(context.active_code_library)
     cc = current_cc()
-    return build(plan, cc, CALLBACKS, together=_group(plan, cc)), cc
+    together = _group(plan, cc, context.active_code_library)
+    return build(plan, cc, CALLBACKS, together=together), cc
 
 
 # ---------------------------------------------------------------------------

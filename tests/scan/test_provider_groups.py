@@ -71,7 +71,7 @@ def test_one_kernel_one_unit(fresh_cache: None) -> None:
     assert link_cubin(codes)[:4] == b"\x7fELF"
 
 
-def test_a_later_kernel_reuses_units_and_compiles_only_new_calls(fresh_cache: None) -> None:
+def test_each_kernel_has_a_unit_of_its_own(fresh_cache: None) -> None:
     def first(src, dst):
         items = cuda.local.array(2, np.int32)
         block.load(src, 0, items, threads=112)
@@ -87,11 +87,36 @@ def test_a_later_kernel_reuses_units_and_compiles_only_new_calls(fresh_cache: No
     compile_kernel(first, (I32, I32))
     before = _provider_builds()
     codes = compile_kernel(second, (I32, I32))
-    assert _provider_builds() - before == 1  # the exclusive sum alone
+    assert _provider_builds() - before == 1  # load, exclusive sum and store together
     units = [c.name for c in codes[1:] if c.name.startswith("statefn_scan_")]
-    # the first kernel's unit (for load and store) and the exclusive sum's own
-    assert len(units) == 2, units
+    assert len(units) == 1, units
     assert link_cubin(codes)[:4] == b"\x7fELF"
+    again = compile_kernel(second, (I32, I32))  # the same calls: the same unit
+    assert _provider_builds() - before == 1
+    assert [c.name for c in again[1:]] == [c.name for c in codes[1:]]
+
+
+def test_a_kernel_sharing_a_call_gets_storage_sized_by_its_own_calls() -> None:
+    # The first kernel's warp_transpose exchanges overflow shared memory; the
+    # second has the same scan but vector tile I/O and must not inherit the
+    # first kernel's overlaid buffer.
+    def big(src, dst):
+        items = cuda.local.array(16, np.int32)
+        for base in range(0, src.shape[0], 16384):
+            block.load(src, base, items, algorithm="warp_transpose")
+            block.inclusive_sum(items, items)
+            block.store(dst, base, items, algorithm="warp_transpose")
+
+    def small(src, dst):
+        items = cuda.local.array(16, np.int32)
+        for base in range(0, src.shape[0], 16384):
+            block.load(src, base, items, algorithm="vectorize")
+            block.inclusive_sum(items, items)
+            block.store(dst, base, items, algorithm="vectorize")
+
+    with pytest.raises(scan.CompileError, match="static shared memory"):
+        scan.compile(big, (I32, I32), cc=CC, block=1024)
+    assert scan.compile(small, (I32, I32), cc=CC, block=1024)[:4] == b"\x7fELF"
 
 
 def _io_plan(direction: str, threads: int, dtype: type = np.float32):
@@ -213,7 +238,12 @@ def test_a_kernel_that_failed_typing_leaves_no_calls_behind() -> None:
     from scan._numba_cuda import _lowering
 
     compile_kernel(good, (I32, I32))
-    grouped = {plan.block for group in _lowering._groups.values() for plan in group}
+    grouped = {
+        plan.block
+        for groups in _lowering._groups.values()
+        for group in groups.values()
+        for plan in group
+    }
     assert (72, 1, 1) not in grouped
 
 
