@@ -79,15 +79,3 @@ def test_bad_arguments_are_refused_before_compiling(kwargs: Any, error: Any, mat
 def test_a_kernel_returns_nothing() -> None:
     with pytest.raises(TypeError, match="a kernel returns nothing"):
         scan.compile(row_cumsum, "int32(int32[:, ::1], int32[:, ::1])", cc=(9, 0), block=256)
-
-
-def test_too_much_shared_memory_is_named_with_the_fix() -> None:
-    def big(src, dst):
-        items = cuda.local.array(16, np.int32)
-        for base in range(0, src.shape[0], 16384):
-            block.load(src, base, items, algorithm="warp_transpose")
-            block.inclusive_sum(items, items)
-            block.store(dst, base, items, algorithm="warp_transpose")
-
-    with pytest.raises(scan.CompileError, match=r"kernel \S*big needs \d+ bytes of static shared"):
-        scan.compile(big, "void(int32[::1], int32[::1])", cc=(9, 0), block=1024)
