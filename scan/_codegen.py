@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
-GENERATOR_VERSION = "6"
+GENERATOR_VERSION = "7"
 
 _BUILTIN_BODIES = {
     "+": "return a + b;",
@@ -395,7 +395,13 @@ def render_group(name: str, units: Sequence[tuple[str, str, bool]]) -> str:
 
 
 def _blocked_tail(plan: TileIOPlan) -> str:
-    """A partial tile in the blocked arrangement: CUB's guarded direct access, per thread.
+    """A partial tile in the blocked arrangement: whole 16-byte vectors where a thread can.
+
+    A thread whose items all lie in the valid range, at a 16-byte aligned
+    address, moves them as 16-byte vectors, as ``vectorize`` does in a full
+    tile; the others (at most one per tile, and every thread of a misaligned
+    tile) use CUB's guarded direct accesses. A row shorter than a tile is then
+    moved in wide accesses instead of one item per access.
 
     ``cub::LoadDirectBlocked(rank, p, items, valid)`` compares
     ``rank * ITEMS + i`` with ``valid`` for every item ``i``; compilers hoist
@@ -405,13 +411,36 @@ def _blocked_tail(plan: TileIOPlan) -> str:
     """
     bx, by, bz = plan.block
     items = plan.items_per_thread
-    direct = "cub::LoadDirectBlocked" if plan.direction == "load" else "cub::StoreDirectBlocked"
+    load = plan.direction == "load"
+    direct = "cub::LoadDirectBlocked" if load else "cub::StoreDirectBlocked"
     args = "0, p + first, thread_items, valid_items - first"
-    if plan.direction == "load" and plan.has_oob_default:
+    if load and plan.has_oob_default:
         args += ", *static_cast<const value_t*>(oob_default)"
+    head = f"    const int first = cub::RowMajorTid({bx}, {by}, {bz}) * {items};\n"
+    guarded = f"{direct}({args});"
+    nbytes = items * plan.value_dtype.itemsize
+    if nbytes % 16 != 0:
+        return head + f"    {guarded}"
+    vectors = nbytes // 16
+    if load:
+        move = (
+            f"      const uint4* v = reinterpret_cast<const uint4*>(p + first);\n"
+            f"      uint4 w[{vectors}];\n"
+            f"      for (int k = 0; k < {vectors}; ++k) w[k] = v[k];\n"
+            "      memcpy(&thread_items, w, sizeof(w));\n"
+        )
+    else:
+        move = (
+            f"      uint4* v = reinterpret_cast<uint4*>(p + first);\n"
+            f"      uint4 w[{vectors}];\n"
+            "      memcpy(w, &thread_items, sizeof(w));\n"
+            f"      for (int k = 0; k < {vectors}; ++k) v[k] = w[k];\n"
+        )
     return (
-        f"    const int first = cub::RowMajorTid({bx}, {by}, {bz}) * {items};\n"
-        f"    {direct}({args});"
+        head + f"    if (first + {items} <= valid_items &&\n"
+        "        reinterpret_cast<unsigned long long>(p + first) % 16 == 0) {\n"
+        + move
+        + f"    }} else {{\n      {guarded}\n    }}"
     )
 
 
@@ -449,9 +478,11 @@ def render_tile_io(
     else:
         # Every other algorithm leaves items in the blocked arrangement, as
         # direct accesses do. A partial tile (at most one per row) is served
-        # directly: that keeps the guarded exchange out of the kernel, which
-        # costs registers in the full-tile loop, and defines the items past
-        # the valid range (left unchanged) for every algorithm.
+        # without shared memory (_blocked_tail): CUB's guarded exchange, in
+        # the loop beside the full tile's, makes the compiler keep the
+        # exchange's shared-memory addresses in registers across the loop
+        # (at 256 x 16 int32: 79 registers instead of 40), and this defines
+        # the items past the valid range (left unchanged) for every algorithm.
         partial = _blocked_tail(plan)
     const = "const " if load else ""
     return _template("tile_io.cuh.in").substitute(

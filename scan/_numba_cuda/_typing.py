@@ -57,6 +57,7 @@ __all__ = [
     "LENGTHS_KW",
     "DescriptorType",
     "assume_block",
+    "declared_threads",
     "fold_signature",
     "take_typed",
     "typed_plan",
@@ -307,14 +308,48 @@ _ASSUMED: contextvars.ContextVar[Block | None] = contextvars.ContextVar(
 )
 
 
+# whether the kernel compiled under assume_block declares launch bounds of its own
+_ASSUMED_BOUNDED: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "scan_assumed_bounded", default=False
+)
+
+
 @contextlib.contextmanager
-def assume_block(block: Block | None) -> Iterator[None]:
-    """Compile as if launched with `block` (for compiles that no launch triggers)."""
+def assume_block(block: Block | None, *, bounded: bool = False) -> Iterator[None]:
+    """Compile as if launched with `block` (for compiles that no launch triggers).
+
+    `bounded`: the kernel has ``launch_bounds`` of its own.
+    """
     token = _ASSUMED.set(block)
+    bounded_token = _ASSUMED_BOUNDED.set(bounded)
     try:
         yield
     finally:
+        _ASSUMED_BOUNDED.reset(bounded_token)
         _ASSUMED.reset(token)
+
+
+def declared_threads() -> int | None:
+    """The block size to declare as the kernel's launch bounds, if the library should.
+
+    A kernel that calls the library is compiled for one block shape (it is
+    launch-config sensitive), so its thread count is a bound the code may
+    rely on, as ``__launch_bounds__`` in CUDA C++: ptxas can then give each
+    thread the registers that many threads leave, instead of planning for
+    1024. None when the block shape is unknown or the kernel declares
+    ``launch_bounds=`` itself.
+    """
+    cfg = launchconfig.current_launch_config()
+    if cfg is None:
+        block, bounded = _ASSUMED.get(), _ASSUMED_BOUNDED.get()
+    else:
+        bx, by, bz = cfg.blockdim
+        block = (int(bx), int(by), int(bz))
+        options = getattr(cfg.dispatcher, "targetoptions", {})
+        bounded = options.get("launch_bounds") is not None
+    if block is None or bounded:
+        return None
+    return int(block[0]) * int(block[1]) * int(block[2])
 
 
 def _launch_block() -> Block | None:

@@ -597,3 +597,102 @@ def test_default_algorithms_row_scan(threads, items):
     d_dst = cuda.device_array_like(host)
     row_cumsum[host.shape[0], threads](cuda.to_device(host), d_dst)
     np.testing.assert_array_equal(d_dst.copy_to_host(), np.cumsum(host, axis=1))
+
+
+# ---------------------------------------------------------------- partial tiles, launch bounds
+
+_PAIR = np.dtype([("a", np.int32), ("b", np.float32)])
+
+
+@pytest.mark.sanitize
+@pytest.mark.parametrize("algorithm", ["direct", "vectorize", "warp_transpose"])
+@pytest.mark.parametrize(
+    ("dtype", "ipt"), [(np.int16, 8), (np.int32, 4), (np.float64, 4), (np.int32, 3), (_PAIR, 2)]
+)
+@pytest.mark.parametrize("start", [0, 1, 6])
+def test_partial_tile_moves_whole_vectors_where_it_can(algorithm, dtype, ipt, start):
+    """A partial tile: threads whose items are all valid and 16-byte aligned move
+    them as vectors, the others item by item (a misaligned `start` sends every
+    thread there); loads with and without oob_default, stores up to the end."""
+    threads = 64
+    tile = threads * ipt
+    dtype = np.dtype(dtype)
+    record = dtype.names is not None
+
+    @cuda.jit
+    def probe(src, dst, kept, valid):
+        items = cuda.local.array(ipt, dtype)
+        rank = cuda.threadIdx.x
+        for j in range(ipt):
+            if record:
+                items[j]["a"] = kept[rank * ipt + j]["a"]
+                items[j]["b"] = kept[rank * ipt + j]["b"]
+            else:
+                items[j] = kept[rank * ipt + j]
+        block.load(src, start, items, algorithm=algorithm, valid_items=valid[0])
+        for j in range(ipt):
+            if record:
+                kept[rank * ipt + j]["a"] = items[j]["a"]
+                kept[rank * ipt + j]["b"] = items[j]["b"]
+            else:
+                kept[rank * ipt + j] = items[j]
+        block.store(dst, start, items, algorithm=algorithm, valid_items=valid[0])
+
+    n = start + tile
+    raw = np.arange(1, n * 2 + 1, dtype=np.int64)
+    for valid in (0, 5, tile // 2 + 3, tile - 1):
+        if record:
+            src = np.zeros(n, dtype)
+            src["a"] = raw[:n]
+            src["b"] = raw[:n] * 0.5
+            kept = np.zeros(tile, dtype)
+            kept["a"] = -raw[:tile]
+            kept["b"] = -1.0
+            dst = np.zeros(n, dtype)
+            dst["a"] = 99
+        else:
+            src = raw[:n].astype(dtype)
+            kept = (-raw[:tile]).astype(dtype)
+            dst = np.full(n, 99, dtype=dtype)
+        d_kept, d_dst = cuda.to_device(kept), cuda.to_device(dst)
+        probe[1, threads](
+            cuda.to_device(src), d_dst, d_kept, cuda.to_device(np.array([valid], np.int64))
+        )
+        want_kept = kept.copy()
+        want_kept[:valid] = src[start : start + valid]
+        want_dst = dst.copy()
+        want_dst[start : start + valid] = src[start : start + valid]
+        np.testing.assert_array_equal(d_kept.copy_to_host(), want_kept)
+        np.testing.assert_array_equal(d_dst.copy_to_host(), want_dst)
+
+
+def _max_threads(kernel):
+    """maxThreadsPerBlock of every compiled specialisation of `kernel` (per launch shape)."""
+    found = []
+    for k in [kernel, *getattr(kernel, "_launch_config_specializations", {}).values()]:
+        per_signature = k.get_max_threads_per_block()
+        found += (
+            list(per_signature.values()) if isinstance(per_signature, dict) else [per_signature]
+        )
+    return found
+
+
+def test_launch_bounds_are_the_launch_block_size():
+    """A kernel that calls the library declares its launch's thread count (as
+    __launch_bounds__), unless it declares launch_bounds= itself."""
+
+    def body(src, dst):
+        items = cuda.local.array(4, np.int32)
+        block.load(src, 0, items, algorithm="vectorize")
+        block.inclusive_sum(items, items, algorithm="raking")
+        block.store(dst, 0, items, algorithm="vectorize")
+
+    host = np.arange(2048, dtype=np.int32) % 7
+    for launch_bounds, want in ((None, 512), (1024, 1024)):
+        options = {} if launch_bounds is None else {"launch_bounds": launch_bounds}
+        kernel = cuda.jit(**options)(body)
+        d_dst = cuda.device_array_like(host)
+        kernel[1, 512](cuda.to_device(host), d_dst)
+        np.testing.assert_array_equal(d_dst.copy_to_host(), np.cumsum(host, dtype=np.int32))
+        assert want in _max_threads(kernel), (launch_bounds, _max_threads(kernel))
+        assert all(m == want for m in _max_threads(kernel)), _max_threads(kernel)

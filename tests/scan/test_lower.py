@@ -292,3 +292,30 @@ def test_temp_storage_layout_comes_from_compiled_code():
     # warp-transposed tiles stage the whole tile in shared memory
     assert load.size >= 128 * 4 * 4
     assert direct.size <= 1
+
+
+def _maxntid(block_shape, **assume):
+    """The kernel's maxntidx annotations in its LLVM IR, compiled for `block_shape`."""
+    from numba.cuda.compiler import compile_cuda
+
+    from scan._numba_cuda._typing import assume_block
+
+    def kernel(src, dst):
+        items = cuda.local.array(4, np.int32)
+        block.load(src, 0, items)
+        block.inclusive_sum(items, items)
+        block.store(dst, 0, items)
+
+    with assume_block(block_shape, **assume):
+        cres = compile_cuda(kernel, types.void, (arr(np.int32), arr(np.int32)), cc=(9, 0), lto=True)
+    text = cres.library.get_llvm_str()
+    return [line for line in text.splitlines() if '!"maxntidx"' in line]
+
+
+def test_kernel_declares_its_block_size_as_launch_bounds():
+    """The block size is the kernel's maxntidx (as __launch_bounds__ in CUDA C++),
+    declared once for its three calls; none when the kernel declares its own."""
+    found = _maxntid((128, 2, 1))
+    assert len(found) == 1, found
+    assert found[0].endswith('!"maxntidx", i32 256 }'), found
+    assert _maxntid((128, 2, 1), bounded=True) == []
