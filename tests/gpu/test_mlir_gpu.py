@@ -25,7 +25,11 @@ mlir = pytest.importorskip(
 )
 from numba_cuda_mlir import cuda  # noqa: E402
 
-pytestmark = pytest.mark.gpu
+pytestmark = [
+    pytest.mark.gpu,
+    # numba-cuda-mlir's own NumbaPerformanceWarning class (small test grids)
+    pytest.mark.filterwarnings("ignore:Grid size .* will likely result in GPU under-utilization"),
+]
 
 
 @statefn.stateful(np.int64)
