@@ -681,23 +681,22 @@ def _size_class(dtype: np.dtype[Any]) -> int:
 #: bytes); anything else gets ``warp_transpose`` (``transpose`` when the block
 #: is not whole warps). From the fastest configuration of a tile-loop row scan
 #: with a stateful prefix callback, measured on an H200 against every CUB C++
-#: configuration (docs/performance.md, "Defaults"): with 4 items of 4 bytes a
-#: thread, vector loads beat the exchange through shared memory by 10-25%
-#: (and rows that are not 16-byte aligned fall back to direct accesses, which
-#: at 4 items measured within 1% of vector ones).
+#: configuration (docs/performance.md, "Defaults"). Vector loads win only at
+#: 128 x 4 with 4-byte items; at 256 and 512 threads ``warp_transpose`` is
+#: within 2% of them on aligned rows and 20% faster on rows that are not
+#: 16-byte aligned, where ``vectorize`` falls back to direct accesses.
 DEFAULT_IO: dict[tuple[int, int, int], str] = {
     (128, 4, 4): "vectorize",
-    (256, 4, 4): "vectorize",
-    (512, 4, 4): "vectorize",
 }
 
 #: Scan algorithm when none is named, by (threads, items per thread, item
 #: bytes); anything else gets ``raking``. Measured as :data:`DEFAULT_IO`:
-#: ``warp_scans`` is 10% faster at 512 x 8 and with 4 items a thread.
+#: ``warp_scans`` is 10% faster at 512 x 8, and at 16 items a thread it is as
+#: fast as ``raking`` on long rows and faster on rows shorter than one tile.
 DEFAULT_SCAN: dict[tuple[int, int, int], str] = {
-    (256, 4, 4): "warp_scans",
-    (512, 4, 4): "warp_scans",
     (512, 8, 4): "warp_scans",
+    (256, 16, 4): "warp_scans",
+    (512, 16, 4): "warp_scans",
     (256, 4, 8): "warp_scans",
 }
 

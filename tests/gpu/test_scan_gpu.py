@@ -576,7 +576,9 @@ def total_f32(state, block_aggregate):
 
 
 @pytest.mark.sanitize
-@pytest.mark.parametrize(("threads", "items"), [(256, 4), (512, 4), (512, 8), (256, 8)])
+@pytest.mark.parametrize(
+    ("threads", "items"), [(128, 4), (256, 4), (512, 4), (512, 8), (256, 8), (256, 16), (512, 16)]
+)
 def test_default_algorithms_row_scan(threads, items):
     """The README kernel with every default (the measured table), full and partial tiles."""
     tile = threads * items

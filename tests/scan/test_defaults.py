@@ -64,9 +64,11 @@ def test_the_tables_name_known_algorithms_for_whole_warps() -> None:
 @pytest.mark.parametrize(
     ("threads", "items", "dtype", "io", "algo"),
     [
-        (256, 4, np.int32, "vectorize", "warp_scans"),
-        (256, 4, np.float32, "vectorize", "warp_scans"),
+        (256, 4, np.int32, "warp_transpose", "raking"),
+        (512, 4, np.float32, "warp_transpose", "raking"),
         (128, 4, np.int32, "vectorize", "raking"),
+        (256, 16, np.float32, "warp_transpose", "warp_scans"),
+        (512, 16, np.int32, "warp_transpose", "warp_scans"),
         (512, 8, np.float32, "warp_transpose", "warp_scans"),
         (256, 8, np.int32, "warp_transpose", "raking"),  # the README kernel
         (256, 4, np.int64, "warp_transpose", "warp_scans"),
@@ -83,9 +85,9 @@ def test_plans_without_algorithm_take_the_table(threads, items, dtype, io, algo)
 
 
 def test_temp_storage_queries_size_the_default_the_call_uses() -> None:
-    default = block.temp_storage("load", np.int32, 256, 4, cc=(9, 0))
-    vector = block.temp_storage("load", np.int32, 256, 4, algorithm="vectorize", cc=(9, 0))
+    default = block.temp_storage("load", np.int32, 128, 4, cc=(9, 0))
+    vector = block.temp_storage("load", np.int32, 128, 4, algorithm="vectorize", cc=(9, 0))
     assert default == vector
-    scan_default = block.temp_storage("scan", np.int32, 256, 4, cc=(9, 0))
-    warp = block.temp_storage("scan", np.int32, 256, 4, algorithm="warp_scans", cc=(9, 0))
+    scan_default = block.temp_storage("scan", np.int32, 256, 16, cc=(9, 0))
+    warp = block.temp_storage("scan", np.int32, 256, 16, algorithm="warp_scans", cc=(9, 0))
     assert scan_default == warp
