@@ -173,7 +173,7 @@ def load(*args: Any, **kwargs: Any) -> Any:
 "warp_transpose_timesliced"}, optional
         CUB's ``BLOCK_LOAD_*`` algorithm. Default: the one measured fastest
         for the block size, items per thread and item size (``"vectorize"``
-        with 4 items of 4 bytes and 128, 256 or 512 threads), else
+        with 4 items of 4 bytes and 128 threads), else
         ``"warp_transpose"`` when the block size is a multiple of 32, else
         ``"transpose"``.
     temp_storage, threads, items_per_thread, auto_sync
