@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The integer scan's item order with a prefix callback, measured both ways.
+
+For integer sums with a prefix callback and several items a thread the
+library scans each thread's items before the block scan
+(``scan._codegen.thread_items_first``); CUB scans them after it. This script
+compiles the row-scan kernel of ``bench/matrix.py`` (int32 data, int64 state)
+both ways for each configuration, checks every output, and times the two in
+interleaved rounds (CUDA events, back to back, medians), in one process:
+
+    python bench/items_first_ablation.py [--rounds 15] [--reps 10] [--shape 8192x65536]
+
+One line per configuration: GB/s of each order and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import statistics
+from collections.abc import Iterator
+from typing import Any
+
+import _common
+import _matrix_kernels
+import numpy as np
+from numba import cuda
+
+import scan._codegen as codegen
+
+CONFIGS = [
+    (128, 4, "raking", "vectorize"),
+    (256, 4, "raking", "vectorize"),
+    (256, 4, "raking", "warp_transpose"),
+    (256, 4, "warp_scans", "vectorize"),
+    (512, 4, "raking", "vectorize"),
+    (512, 4, "raking", "warp_transpose"),
+    (256, 8, "raking", "warp_transpose"),
+    (256, 8, "raking", "direct"),
+    (128, 16, "raking", "warp_transpose"),
+]
+
+
+def _forget_units() -> None:
+    """Drop this process's memo of compiled units and their link objects (both by
+    name, and the two orders give units of the same name); the disk cache is keyed
+    by the generated source, so each order finds its own."""
+    from scan import _build
+    from scan._numba_cuda import _lowering
+
+    _build._units.clear()
+    _lowering._objects.clear()
+
+
+@contextlib.contextmanager
+def items_first(enabled: bool) -> Iterator[None]:
+    """Compile with the thread's items scanned first (the library's choice) or after (CUB's)."""
+    original = codegen.thread_items_first
+    _forget_units()
+    if not enabled:
+        codegen.thread_items_first = lambda plan: False
+    try:
+        yield
+    finally:
+        codegen.thread_items_first = original
+        _forget_units()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--shape", type=_common.parse_shape, default=(8192, 65536))
+    args = parser.parse_args()
+    rows, cols = args.shape
+    rng = np.random.default_rng(0)
+    host = rng.integers(-3, 4, size=(rows, cols), dtype=np.int32)
+    src = cuda.to_device(host)
+    dst = cuda.device_array_like(host)
+    bad = cuda.device_array(1, np.int64)
+
+    def check(kernel: Any, threads: int) -> bool:
+        dst[:] = 7
+        kernel[rows, threads](src, dst)
+        bad[:] = 0
+        _matrix_kernels.count_bad[256, 256](src, dst, bad)
+        return int(bad.copy_to_host()[0]) == 0
+
+    new_event = lambda: cuda.event(timing=True)  # noqa: E731
+    elapsed = lambda a, b: cuda.event_elapsed_time(a, b)  # noqa: E731
+    print(f"shape {rows}x{cols} int32, int64 state; rounds {args.rounds} x {args.reps} launches")
+    columns = ["threads x items", "scan / tile I/O", "items first GB/s", "CUB order GB/s"]
+    print("| " + " | ".join([*columns, "first / CUB order"]) + " |")
+    print("| --- | --- | --- | --- | --- |")
+    for threads, items, algo, io in CONFIGS:
+        kernels = {}
+        for enabled in (True, False):
+            kernel = _matrix_kernels.make_explicit_kernel("int32", threads, items, algo, io)
+            with items_first(enabled):
+                ok = check(kernel, threads)  # compiles under the chosen order
+            if not ok:
+                raise SystemExit(f"wrong result: {threads}x{items} {algo}/{io} first={enabled}")
+            kernels[enabled] = kernel
+        samples: dict[bool, list[float]] = {True: [], False: []}
+        for r in range(args.rounds):
+            for enabled in (True, False) if r % 2 == 0 else (False, True):
+                k = kernels[enabled]
+                samples[enabled] += _common.time_launches(
+                    lambda k=k, t=threads: k[rows, t](src, dst),
+                    new_event,
+                    elapsed,
+                    reps=args.reps,
+                    warmup=2,
+                )
+        gb = {e: _common.gbps(rows, cols, 4, statistics.median(samples[e])) for e in (True, False)}
+        for enabled in (True, False):
+            if not check(kernels[enabled], threads):
+                raise SystemExit(f"wrong result after timing: {threads}x{items} {algo}/{io}")
+        print(
+            f"| {threads} x {items} | {algo} / {io} | {gb[True]:.0f} | {gb[False]:.0f} "
+            f"| {gb[True] / gb[False]:.3f} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
