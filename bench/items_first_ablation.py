@@ -66,6 +66,13 @@ def items_first(enabled: bool) -> Iterator[None]:
         _forget_units()
 
 
+def _launcher(kernel: Any, rows: int, threads: int, src: Any, dst: Any) -> Any:
+    def launch() -> None:
+        kernel[rows, threads](src, dst)
+
+    return launch
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
@@ -106,7 +113,7 @@ def main() -> None:
             for enabled in (True, False) if r % 2 == 0 else (False, True):
                 k = kernels[enabled]
                 samples[enabled] += _common.time_launches(
-                    lambda k=k, t=threads: k[rows, t](src, dst),
+                    _launcher(k, rows, threads, src, dst),
                     new_event,
                     elapsed,
                     reps=args.reps,
