@@ -15,6 +15,7 @@ import pytest
 
 import statefn
 from scan._codegen import (
+    CUB_ORDER,
     CallbackDecl,
     render_scan,
     render_tile_io,
@@ -187,6 +188,20 @@ def test_integer_callback_scans_scan_thread_items_first(mode, op):
 )
 def test_other_scans_keep_cubs_own_order(over):
     plan = scan_plan(**{**STATE, **over})
+    _assert_cub_order(plan)
+
+
+@pytest.mark.parametrize(("threads", "items"), [(256, 4), (256, 8)])
+def test_integer_raking_scans_keep_cubs_order_where_it_measured_faster(threads, items):
+    """bench/items_first_ablation.py: items first was slower at these raking shapes."""
+    plan = scan_plan(**STATE, values=ArrayFact(np.int32, 1, items), block=(threads, 1, 1))
+    assert ("raking", threads, items) in CUB_ORDER
+    _assert_cub_order(plan)
+    other = scan_plan(**STATE, values=ArrayFact(np.int32, 1, items), block=(512, 1, 1))
+    assert thread_items_first(other)
+
+
+def _assert_cub_order(plan):
     assert not thread_items_first(plan)
     text = render_scan(plan, prefix_callback=PREFIX if plan.prefix_op is not None else None)
     assert "partial" not in text
