@@ -292,6 +292,33 @@ def _normalize_threads(function: str, threads: object) -> Block:
     return (out[0], out[1], out[2])
 
 
+def _first(bounds: object) -> object:
+    if isinstance(bounds, tuple | list) and bounds:
+        return bounds[0]
+    return None
+
+
+def check_launch_bounds(function: str, block: Block | None, launch_bounds: object) -> None:
+    """Refuse a launch with more threads than the kernel's own ``launch_bounds=`` allow.
+
+    Raises
+    ------
+    PlanError
+        When the block has more threads than the bound's first value.
+    """
+    if block is None or launch_bounds is None:
+        return
+    first = launch_bounds if isinstance(launch_bounds, int) else _first(launch_bounds)
+    threads = block[0] * block[1] * block[2]
+    if isinstance(first, int) and threads > first:
+        raise PlanError(
+            f"{function}: the kernel declares launch_bounds={launch_bounds!r} (at most {first} "
+            f"threads a block) but is launched with block shape {tuple(block)}, {threads} "
+            f"threads; launch at most {first} threads, or raise or drop launch_bounds= (the "
+            "library declares the launch's block size itself)"
+        )
+
+
 def resolve_block(function: str, threads: object, launch_block: Block | None) -> Block:
     """The block shape of a call, from ``threads=`` and/or the launch.
 

@@ -112,8 +112,8 @@ def _objects(request: CompileRequest) -> tuple[bytes, ...]:
     from ._typing import assume_block  # registers the typing: not under the simulator
 
     try:
-        bounded = dict(request.options).get("launch_bounds") is not None
-        with assume_block(request.block, bounded=bounded):
+        bounds = dict(request.options).get("launch_bounds")
+        with assume_block(request.block, launch_bounds=bounds):
             codes, _ = cuda.compile_all(
                 request.pyfunc,
                 request.args,

@@ -50,7 +50,7 @@ from .._calls import (
 )
 from .._errors import ScanError
 from .._numba_facts import NumbaFacts, Refused, as_descriptor
-from .._plan import Block, ScanPlan, TileIOPlan
+from .._plan import Block, ScanPlan, TileIOPlan, check_launch_bounds
 
 __all__ = [
     "FUNCTIONS",
@@ -308,25 +308,35 @@ _ASSUMED: contextvars.ContextVar[Block | None] = contextvars.ContextVar(
 )
 
 
-# whether the kernel compiled under assume_block declares launch bounds of its own
-_ASSUMED_BOUNDED: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "scan_assumed_bounded", default=False
+# the launch_bounds= of the kernel compiled under assume_block (None: none)
+_ASSUMED_BOUNDS: contextvars.ContextVar[object] = contextvars.ContextVar(
+    "scan_assumed_bounds", default=None
 )
 
 
 @contextlib.contextmanager
-def assume_block(block: Block | None, *, bounded: bool = False) -> Iterator[None]:
+def assume_block(block: Block | None, *, launch_bounds: object = None) -> Iterator[None]:
     """Compile as if launched with `block` (for compiles that no launch triggers).
 
-    `bounded`: the kernel has ``launch_bounds`` of its own.
+    `launch_bounds`: the kernel's own ``launch_bounds=`` option, if any.
     """
     token = _ASSUMED.set(block)
-    bounded_token = _ASSUMED_BOUNDED.set(bounded)
+    bounds_token = _ASSUMED_BOUNDS.set(launch_bounds)
     try:
         yield
     finally:
-        _ASSUMED_BOUNDED.reset(bounded_token)
+        _ASSUMED_BOUNDS.reset(bounds_token)
         _ASSUMED.reset(token)
+
+
+def _launch() -> tuple[Block | None, object]:
+    """The block shape the kernel is compiled for and its own ``launch_bounds=``."""
+    cfg = launchconfig.current_launch_config()
+    if cfg is None:
+        return _ASSUMED.get(), _ASSUMED_BOUNDS.get()
+    bx, by, bz = cfg.blockdim
+    options = getattr(cfg.dispatcher, "targetoptions", {})
+    return (int(bx), int(by), int(bz)), options.get("launch_bounds")
 
 
 def declared_threads() -> int | None:
@@ -339,33 +349,26 @@ def declared_threads() -> int | None:
     1024. None when the block shape is unknown or the kernel declares
     ``launch_bounds=`` itself.
     """
-    cfg = launchconfig.current_launch_config()
-    if cfg is None:
-        block, bounded = _ASSUMED.get(), _ASSUMED_BOUNDED.get()
-    else:
-        bx, by, bz = cfg.blockdim
-        block = (int(bx), int(by), int(bz))
-        options = getattr(cfg.dispatcher, "targetoptions", {})
-        bounded = options.get("launch_bounds") is not None
-    if block is None or bounded:
+    block, bounds = _launch()
+    if block is None or bounds is not None:
         return None
-    return int(block[0]) * int(block[1]) * int(block[2])
+    return block[0] * block[1] * block[2]
 
 
-def _launch_block() -> Block | None:
+def _launch_block(name: str) -> Block | None:
     cfg = launchconfig.current_launch_config()
-    if cfg is None:
-        return _ASSUMED.get()
-    # the plan bakes the block shape into the code: recompile for other launches
-    cfg.dispatcher.mark_launch_config_sensitive()
-    bx, by, bz = cfg.blockdim
-    return (int(bx), int(by), int(bz))
+    if cfg is not None:
+        # the plan bakes the block shape into the code: recompile for other launches
+        cfg.dispatcher.mark_launch_config_sensitive()
+    block, bounds = _launch()
+    check_launch_bounds(name, block, bounds)
+    return block
 
 
 def _plan(name: str, bound: Mapping[str, Any], hidden: Any) -> ScanPlan | TileIOPlan:
     lengths, memory = _parse_lengths(FACTS.literal(name, LENGTHS_KW, hidden))
     facts = collect_facts(name, bound, FACTS.converters(lengths, memory))
-    return plan_call(name, facts, _launch_block())
+    return plan_call(name, facts, _launch_block(name))
 
 
 # The plans of typed calls, by (entry point, the typed signature's arguments,

@@ -21,7 +21,14 @@ from numba.cuda import types as nbtypes
 
 import statefn
 from scan import block
-from scan._plan import ArrayFact, ScalarFact, plan_scan, plan_tile_io, resolve_block
+from scan._plan import (
+    ArrayFact,
+    ScalarFact,
+    check_launch_bounds,
+    plan_scan,
+    plan_tile_io,
+    resolve_block,
+)
 
 # The callbacks the cases use, defined in a module named ``kernels`` so that
 # messages read as they would in a user's program (``kernels.running_total``).
@@ -172,6 +179,7 @@ CASES: dict[str, Callable[[], object]] = {
     # ---- block shape
     "no_block_shape": lambda: resolve_block("inclusive_sum", None, None),
     "launch_differs": lambda: resolve_block("inclusive_sum", 128, (64, 1, 1)),
+    "launch_bounds_exceeded": lambda: check_launch_bounds("load", (512, 1, 1), 256),
     "threads_not_literal_shape": lambda: resolve_block("inclusive_sum", [128], None),
     "threads_not_positive": lambda: resolve_block("inclusive_sum", (0, 4), None),
     "too_many_threads": lambda: resolve_block("inclusive_sum", (64, 32), None),

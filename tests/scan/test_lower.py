@@ -318,4 +318,4 @@ def test_kernel_declares_its_block_size_as_launch_bounds():
     found = _maxntid((128, 2, 1))
     assert len(found) == 1, found
     assert found[0].endswith('!"maxntidx", i32 256 }'), found
-    assert _maxntid((128, 2, 1), bounded=True) == []
+    assert _maxntid((128, 2, 1), launch_bounds=512) == []

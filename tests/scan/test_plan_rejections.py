@@ -15,8 +15,9 @@ from helpers.kernels import typing_error
 from numba import cuda
 from numba.cuda import types
 
+import scan
 import statefn
-from scan import block
+from scan import PlanError, block
 from scan._plan import ArrayFact, ScalarFact, plan_scan, plan_tile_io, resolve_block
 
 I32 = types.int32[::1]
@@ -243,6 +244,25 @@ def test_launch_differs_from_threads():
     with pytest.raises(Exception, match=re.escape("launched with block shape (64, 1, 1)")):
         resolve_block("inclusive_sum", 32, (64, 1, 1))
     assert resolve_block("inclusive_sum", (8, 4), (8, 4, 1)) == (8, 4, 1)
+
+
+def test_launch_with_more_threads_than_the_kernels_launch_bounds():
+    """Refused while typing, through scan.compile as through a launch (numba would
+    otherwise fail the launch with a driver error)."""
+    from scan._plan import check_launch_bounds
+
+    @cuda.jit(launch_bounds=256)
+    def k(src, dst):
+        items = cuda.local.array(4, np.int32)
+        block.load(src, 0, items)
+        block.store(dst, 0, items)
+
+    with pytest.raises(PlanError, match=re.escape("declares launch_bounds=256 (at most 256")):
+        scan.compile(k, "void(int32[::1], int32[::1])", cc=(9, 0), block=512)
+    check_launch_bounds("load", (256, 1, 1), 256)
+    check_launch_bounds("load", (128, 2, 1), (256, 2))
+    with pytest.raises(PlanError, match=re.escape("(64, 8, 1), 512 threads")):
+        check_launch_bounds("load", (64, 8, 1), (256, 2))
 
 
 def test_scalar_with_out():
