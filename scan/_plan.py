@@ -42,6 +42,7 @@ __all__ = [
     "ScanPlan",
     "TileIOPlan",
     "TupleFact",
+    "check_launch_bounds",
     "check_unknown_keywords",
     "default_io_algorithm",
     "plan_scan",
