@@ -27,6 +27,7 @@ from llvmlite import ir
 from numba import cuda
 from numba.cuda import cgutils, types
 from numba.cuda.core import targetconfig
+from numba.cuda.cudadrv import nvvm
 from numba.cuda.cudaimpl import registry as lowering_registry
 
 import statefn
@@ -45,6 +46,8 @@ __all__ = ["CALLBACKS", "NumbaCallbacks", "current_cc"]
 _I8P = ir.IntType(8).as_pointer()
 _lock = threading.Lock()
 _objects: dict[tuple[str, tuple[int, int]], Any] = {}
+# the kernels (LLVM functions) whose launch bounds a call has declared
+_bounded: weakref.WeakSet[ir.Function] = weakref.WeakSet()
 # per kernel code library: the group of plans each plan's provider compiles
 # with, by (plan symbol, target)
 _groups: weakref.WeakKeyDictionary[
@@ -252,28 +255,20 @@ def _emit_call(
 
 
 def _declare_launch_bounds(builder: ir.IRBuilder) -> None:
-    """Declare the launch's thread count as the kernel's ``maxntidx`` (once per kernel).
+    """Declare the launch's thread count as the kernel's launch bounds (once per kernel).
 
-    numba-cuda's ``launch_bounds=`` writes the same NVVM annotation; a kernel
-    that declares its own is left as it is (see :func:`declared_threads`).
-    Without it ptxas sizes registers for 1024 threads a block: at 512 threads
-    and 4 items, 48 registers a thread instead of 40, two resident blocks an
-    SM instead of three.
+    The annotation numba-cuda writes for ``launch_bounds=`` (its
+    ``nvvm.set_launch_bounds``); a kernel that declares its own is left as it
+    is (see :func:`declared_threads`). Without it ptxas sizes registers for
+    1024 threads a block: at 512 threads and 4 items, 48 registers a thread
+    instead of 40, two resident blocks an SM instead of three.
     """
     threads = declared_threads()
-    if threads is None:
-        return
     kernel = builder.function
-    module = builder.module
-    annotations = cgutils.get_or_insert_named_metadata(module, "nvvm.annotations")
-    for node in annotations.operands:
-        ops: Sequence[Any] = getattr(node, "operands", ())
-        if len(ops) == 3 and ops[0] is kernel and getattr(ops[1], "string", None) == "maxntidx":
-            return
-    node = module.add_metadata(
-        (kernel, ir.MetaDataString(module, "maxntidx"), ir.Constant(ir.IntType(32), threads))
-    )
-    annotations.add(node)
+    if threads is None or kernel in _bounded:
+        return
+    nvvm.set_launch_bounds(kernel, threads)
+    _bounded.add(kernel)
 
 
 def _absent(ty: Any) -> bool:
