@@ -23,7 +23,7 @@ from typing import Any
 
 from numba_cuda_mlir import cuda, extending
 from numba_cuda_mlir._mlir import ir
-from numba_cuda_mlir._mlir.dialects import arith, func, llvm, memref
+from numba_cuda_mlir._mlir.dialects import arith, func, gpu, llvm, memref
 from numba_cuda_mlir.lowering_utilities import (
     convert,
     get_conversion_signedness,
@@ -40,7 +40,7 @@ from .._build import Built, build
 from .._calls import CALLS, IO_CALLS
 from .._plan import ScanPlan, TileIOPlan
 from ._callbacks import MlirCallbacks
-from ._typing import FUNCTIONS, HIDDEN_KW, bound_types, typed_plan
+from ._typing import FUNCTIONS, HIDDEN_KW, bound_types, launch_block, typed_plan
 
 __all__ = ["CALLBACKS", "collect_link_inputs"]
 
@@ -121,11 +121,28 @@ class _Call:
         llvm.store(stored, slot)
         return slot
 
+    def _declare_launch_bounds(self) -> None:
+        """Declare the launch's thread count as the kernel's ``nvvm.maxntid``.
+
+        The attribute numba-cuda-mlir writes for ``launch_bounds=``, and what
+        the numba-cuda front end declares (``_numba_cuda._lowering``): ptxas
+        then sizes registers for the launch's block instead of 1024 threads.
+        A device function, a kernel compiled without a known launch and a
+        kernel that declares its own bounds are left as they are.
+        """
+        launch = launch_block(self.types)
+        op = self.lower.mlir_funcOp
+        if launch is None or not isinstance(op, gpu.GPUFuncOp) or "nvvm.maxntid" in op.attributes:
+            return
+        threads = launch[0] * launch[1] * launch[2]
+        op.attributes["nvvm.maxntid"] = ir.DenseI32ArrayAttr.get([threads, 1, 1])
+
     def emit(self, built: Built, operands: Sequence[ir.Value]) -> None:
         i32 = ir.IntegerType.get_signless(32)
         fnty = ir.FunctionType.get(inputs=[o.type for o in operands], results=[i32])
         callee = get_or_insert_function(built.symbol, fnty, self.lower.mlir_gpu_module)
         func.call(result=[i32], callee=callee.name.value, operands_=list(operands))
+        self._declare_launch_bounds()
         collected = _COLLECTED.get()
         for item in built.link:
             self.lower.link_external_item(_ltoir(item.symbol, self.cc, item.ltoir))

@@ -269,6 +269,13 @@ def _typed_key(name: str, bound: Mapping[str, Any]) -> tuple[Any, ...]:
     return (name, tuple(sorted(bound.items())))
 
 
+def launch_block(bound: Mapping[str, Any]) -> Block | None:
+    """The launch's block shape the typing recorded for a call (None: not known)."""
+    hidden = bound.get(HIDDEN_KW)
+    text = hidden.literal_value if isinstance(hidden, types.Literal) else ""
+    return _parse(text)[2]
+
+
 def typed_plan(name: str, bound: Mapping[str, Any]) -> ScanPlan | TileIOPlan:
     """The plan made when the call with these argument types (by parameter) was typed."""
     plan = _typed.get(_typed_key(name, bound))

@@ -577,10 +577,14 @@ def total_f32(state, block_aggregate):
 
 @pytest.mark.sanitize
 @pytest.mark.parametrize(
-    ("threads", "items"), [(128, 4), (256, 4), (512, 4), (512, 8), (256, 8), (256, 16), (512, 16)]
+    ("threads", "items"),
+    [(128, 4), (256, 4), (512, 4), (512, 8), (256, 8), (128, 16), (256, 16), (512, 16)],
 )
-def test_default_algorithms_row_scan(threads, items):
-    """The README kernel with every default (the measured table), full and partial tiles."""
+@pytest.mark.parametrize("rows", ["long", "short"])
+def test_default_algorithms_row_scan(threads, items, rows):
+    """The README kernel with every default (the measured table), full and partial
+    tiles; short rows are one partial tile each (the out-of-line exchange at 64
+    bytes a thread)."""
     tile = threads * items
 
     @cuda.jit
@@ -595,7 +599,8 @@ def test_default_algorithms_row_scan(threads, items):
             block.store(dst[row], base, values)
 
     rng = np.random.default_rng(threads + items)
-    host = rng.integers(-3, 4, size=(4, 2 * tile + 5), dtype=np.int32).astype(np.float32)
+    cols = 2 * tile + 5 if rows == "long" else tile // 2 + 3
+    host = rng.integers(-3, 4, size=(4, cols), dtype=np.int32).astype(np.float32)
     d_dst = cuda.device_array_like(host)
     row_cumsum[host.shape[0], threads](cuda.to_device(host), d_dst)
     np.testing.assert_array_equal(d_dst.copy_to_host(), np.cumsum(host, axis=1))
@@ -609,13 +614,25 @@ _PAIR = np.dtype([("a", np.int32), ("b", np.float32)])
 @pytest.mark.sanitize
 @pytest.mark.parametrize("algorithm", ["direct", "vectorize", "warp_transpose"])
 @pytest.mark.parametrize(
-    ("dtype", "ipt"), [(np.int16, 8), (np.int32, 4), (np.float64, 4), (np.int32, 3), (_PAIR, 2)]
+    ("dtype", "ipt"),
+    [
+        (np.int16, 8),
+        (np.int32, 4),
+        (np.float64, 4),
+        (np.int32, 3),
+        (_PAIR, 2),
+        (np.int32, 16),
+        (np.float64, 8),
+        (_PAIR, 8),
+    ],
 )
 @pytest.mark.parametrize("start", [0, 1, 6])
 def test_partial_tile_moves_whole_vectors_where_it_can(algorithm, dtype, ipt, start):
     """A partial tile: threads whose items are all valid and 16-byte aligned move
     them as vectors, the others item by item (a misaligned `start` sends every
-    thread there); loads with and without oob_default, stores up to the end."""
+    thread there); at 64 bytes a thread warp_transpose goes through the
+    out-of-line exchange instead. Items past the valid range keep their values;
+    stores stop at the end."""
     threads = 64
     tile = threads * ipt
     dtype = np.dtype(dtype)

@@ -475,3 +475,40 @@ def test_callbacks_have_their_own_cache_entries() -> None:
     symbol, _, ltoir = CALLBACKS.lower(running_total, np.dtype(np.int32), CC)
     assert symbol == statefn.pointer_abi(running_total, np.int32)[0]
     assert ltoir
+
+
+# ---------------------------------------------------------------------------
+# launch bounds
+
+
+def _linked_ptx(kernel: Any, **options: Any) -> str:
+    from cuda.core import Linker, LinkerOptions, ObjectCode
+
+    objects = scan.compile(
+        cuda.jit(kernel), (arr(np.int32), arr(np.int32)), cc=CC, output="ltoir", **options
+    )
+    opts = LinkerOptions(arch="sm_90", link_time_optimization=True, ptx=True)
+    code = Linker(*map(ObjectCode.from_ltoir, objects), options=opts).link("ptx").code
+    return code.decode() if isinstance(code, bytes | bytearray) else str(code)
+
+
+def test_kernel_declares_its_launch_block_as_maxntid() -> None:
+    """As under numba-cuda: the launch's thread count is the kernel's .maxntid
+    (ptxas sizes registers for it); a kernel typed without a launch has none."""
+
+    def k(src: Any, dst: Any) -> None:
+        items = cuda.local.array(4, np.int32)
+        block.load(src, 0, items)
+        block.inclusive_sum(items, items)
+        block.store(dst, 0, items)
+
+    def literal(src: Any, dst: Any) -> None:
+        items = cuda.local.array(4, np.int32)
+        block.load(src, 0, items, threads=64)
+        block.store(dst, 0, items, threads=64)
+
+    ptx = _linked_ptx(k, block=(128, 2, 1))
+    assert [line.split() for line in ptx.splitlines() if ".maxntid" in line] == [
+        [".maxntid", "256,", "1,", "1"]
+    ]
+    assert ".maxntid" not in _linked_ptx(literal)
