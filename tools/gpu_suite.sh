@@ -58,7 +58,8 @@
 #   SKIP_TESTS=1 / SKIP_BENCH=1
 #
 # Wheels in .whl/ (e.g. a numpy 2.4.x that numba needs ahead of a newer system
-# numpy) are installed into /tmp/site, which goes first on PYTHONPATH.
+# numpy) are installed into /tmp/site, which goes first on PYTHONPATH; .tar.xz
+# archives there (an installed site-packages tree) are unpacked into it.
 
 set -uo pipefail
 export PYTHONUNBUFFERED=1
@@ -78,13 +79,22 @@ elapsed() { echo $(($(date +%s) - SUITE_START)); }
 SITE=/tmp/site
 shopt -s nullglob
 wheels=(.whl/*.whl)
+archives=(.whl/*.tar.xz)
 shopt -u nullglob
-if [ ${#wheels[@]} -gt 0 ]; then
-    log "== installing ${#wheels[@]} carried wheel(s) into $SITE: ${wheels[*]}"
-    if ! "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-        --target "$SITE" "${wheels[@]}"; then
-        loud "installing the carried wheels failed; continuing with the system packages"
+if [ ${#wheels[@]} -gt 0 ] || [ ${#archives[@]} -gt 0 ]; then
+    mkdir -p "$SITE"
+    if [ ${#wheels[@]} -gt 0 ]; then
+        log "== installing ${#wheels[@]} carried wheel(s) into $SITE: ${wheels[*]}"
+        if ! "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+            --target "$SITE" "${wheels[@]}"; then
+            loud "installing the carried wheels failed; continuing with the system packages"
+        fi
     fi
+    for archive in "${archives[@]}"; do
+        # an installed site-packages tree, packed (smaller than its wheels)
+        log "== unpacking $archive into $SITE"
+        tar -xJf "$archive" -C "$SITE" || loud "unpacking $archive failed"
+    done
     export PYTHONPATH="$SITE:$REPO${PYTHONPATH:+:$PYTHONPATH}"
 else
     loud "no wheels in .whl/: numba may fail if the system numpy is newer than it supports"
