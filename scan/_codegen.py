@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
-GENERATOR_VERSION = "8"
+GENERATOR_VERSION = "7"
 
 _BUILTIN_BODIES = {
     "+": "return a + b;",
@@ -453,82 +453,6 @@ def _blocked_tail(plan: TileIOPlan) -> str:
     )
 
 
-def exchange_tail(plan: TileIOPlan) -> bool:
-    """Whether a partial tile goes through the out-of-line exchange (:func:`_exchange_tail`).
-
-    For ``warp_transpose`` tile I/O where a thread moves 64 bytes or more at up
-    to 256 threads. At 16 bytes per thread blocked vectors are whole coalesced
-    rows already and at 32 bytes half sectors; at 64 bytes each access uses a
-    quarter of a sector (a row shorter than a tile at 256 x 16 int32 ran at
-    0.82-0.84 of CUB's exchange). At 512 threads the call's own registers raise
-    the kernel's (512 x 8 float64: 40 to 48, one block per SM less) where the
-    blocked path already beats CUB on short rows.
-    """
-    threads = plan.block[0] * plan.block[1] * plan.block[2]
-    return (
-        plan.algorithm == "warp_transpose"
-        and plan.items_per_thread * plan.value_dtype.itemsize >= 64
-        and threads <= 256
-    )
-
-
-def _exchange_tail(plan: TileIOPlan) -> tuple[str, str]:
-    """A partial tile through CUB's guarded warp exchange, in a function of its own.
-
-    Returns the function's definition and its call. The exchange reads and
-    writes whole warp-striped rows, coalesced, where blocked vector accesses
-    (:func:`_blocked_tail`) touch a quarter of a sector per lane. Inlined into
-    the tile loop, the guarded exchange makes the compiler keep its
-    shared-memory addresses in registers across the whole loop (79 registers
-    instead of 40 at 256 x 16 int32); kept out of line (``__noinline__``) it
-    costs a call once per row and leaves the loop's registers alone.
-
-    The items cross the call in a scratch array of the caller's: an address
-    passed to a call keeps an array out of registers, so the thread's own
-    items are copied in and out instead. Without ``oob_default`` the items
-    past the valid range keep what they held (the exchange would move other
-    lanes' items there): only the valid ones are copied over.
-    """
-    items = plan.items_per_thread
-    bx, by, bz = plan.block
-    load = plan.direction == "load"
-    const = "const " if load else ""
-    oob_param = ", const void* oob_default" if load else ""
-    if not load:
-        body = "  block_io_t(temp_storage).Store(p, scratch, valid_items);\n"
-    elif plan.has_oob_default:
-        body = (
-            "  block_io_t(temp_storage).Load(\n"
-            "    p, scratch, valid_items, *static_cast<const value_t*>(oob_default));\n"
-        )
-    else:
-        body = (
-            f"  value_t loaded[{items}];\n"
-            "  block_io_t(temp_storage).Load(p, loaded, valid_items);\n"
-            f"  const int first = cub::RowMajorTid({bx}, {by}, {bz}) * {items};\n"
-            f"  for (int i = 0; i < {items}; ++i)\n"
-            "    if (first + i < valid_items) scratch[i] = loaded[i];\n"
-        )
-    definition = (
-        "__device__ __noinline__ void partial_tile(\n"
-        f"  temp_storage_t& temp_storage, {const}value_t* p, int valid_items{oob_param},\n"
-        f"  value_t (&scratch)[{items}])\n"
-        "{\n" + body + "}\n"
-    )
-    copy_in = not (load and plan.has_oob_default)
-    call = f"    value_t scratch[{items}];\n"
-    if copy_in:
-        call += f"    for (int i = 0; i < {items}; ++i) scratch[i] = thread_items[i];\n"
-    call += (
-        "    partial_tile(temp_storage, p, valid_items"
-        + (", oob_default" if load else "")
-        + ", scratch);"
-    )
-    if load:
-        call += f"\n    for (int i = 0; i < {items}; ++i) thread_items[i] = scratch[i];"
-    return definition, call
-
-
 def render_tile_io(
     plan: TileIOPlan, *, symbol: str | None = None, storage: str | None = None
 ) -> str:
@@ -560,8 +484,6 @@ def render_tile_io(
     if plan.algorithm == "striped":
         oob = ", *static_cast<const value_t*>(oob_default)" if load and plan.has_oob_default else ""
         partial = f"    block_io_t(temp_storage).{method}(p, thread_items, valid_items{oob});"
-    elif exchange_tail(plan):
-        extra_types, partial = _exchange_tail(plan)
     else:
         # Every other algorithm leaves items in the blocked arrangement, as
         # direct accesses do. A partial tile (at most one per row) is served
@@ -570,6 +492,10 @@ def render_tile_io(
         # exchange's shared-memory addresses in registers across the loop
         # (at 256 x 16 int32: 79 registers instead of 40), and this defines
         # the items past the valid range (left unchanged) for every algorithm.
+        # Kept out of line (__noinline__), the exchange leaves the loop's
+        # registers alone but the items cross the call through local memory:
+        # 0.20-0.24 of CUB on rows shorter than a tile at 256 x 16 on the
+        # H200, and the int32 full-tile loop slowed to 0.71.
         partial = _blocked_tail(plan)
     const = "const " if load else ""
     return _template("tile_io.cuh.in").substitute(

@@ -583,8 +583,7 @@ def total_f32(state, block_aggregate):
 @pytest.mark.parametrize("rows", ["long", "short"])
 def test_default_algorithms_row_scan(threads, items, rows):
     """The README kernel with every default (the measured table), full and partial
-    tiles; short rows are one partial tile each (the out-of-line exchange at 64
-    bytes a thread)."""
+    tiles; a short row is one partial tile."""
     tile = threads * items
 
     @cuda.jit
@@ -630,9 +629,8 @@ _PAIR = np.dtype([("a", np.int32), ("b", np.float32)])
 def test_partial_tile_moves_whole_vectors_where_it_can(algorithm, dtype, ipt, start):
     """A partial tile: threads whose items are all valid and 16-byte aligned move
     them as vectors, the others item by item (a misaligned `start` sends every
-    thread there); at 64 bytes a thread warp_transpose goes through the
-    out-of-line exchange instead. Items past the valid range keep their values;
-    stores stop at the end."""
+    thread there), up to 64 bytes a thread. Items past the valid range keep
+    their values; stores stop at the end."""
     threads = 64
     tile = threads * ipt
     dtype = np.dtype(dtype)

@@ -108,26 +108,6 @@ def io_plan(**over):
 IO_CASES = {
     "load_vectorize_oob": io_plan(),
     "store_warp_transpose": io_plan(function="store", algorithm="warp_transpose", oob_default=None),
-    # 64 bytes per thread: partial tiles through the out-of-line exchange
-    "load_warp_transpose_exchange_tail": io_plan(
-        algorithm="warp_transpose",
-        array=ArrayFact(np.int32),
-        items=ArrayFact(np.int32, 1, 16),
-        oob_default=None,
-    ),
-    "load_warp_transpose_exchange_tail_oob": io_plan(
-        algorithm="warp_transpose",
-        array=ArrayFact(np.int32),
-        items=ArrayFact(np.int32, 1, 16),
-        oob_default=ScalarFact(np.int32),
-    ),
-    "store_warp_transpose_exchange_tail": io_plan(
-        function="store",
-        algorithm="warp_transpose",
-        items=ArrayFact(np.float64, 1, 8),
-        oob_default=None,
-        block=(128, 1, 1),
-    ),
 }
 
 
