@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -36,11 +37,11 @@ from numba_cuda_mlir.lowering_utilities import (
 )
 from numba_cuda_mlir.numba_cuda import types
 
-from .._build import Built, build
+from .._build import Built, build, provider_group
 from .._calls import CALLS, IO_CALLS
 from .._plan import ScanPlan, TileIOPlan
 from ._callbacks import MlirCallbacks
-from ._typing import FUNCTIONS, HIDDEN_KW, bound_types, launch_block, typed_plan
+from ._typing import FUNCTIONS, HIDDEN_KW, bound_types, launch_block, take_typed, typed_plan
 
 __all__ = ["CALLBACKS", "collect_link_inputs"]
 
@@ -49,6 +50,12 @@ CALLBACKS = MlirCallbacks()
 _lock = threading.Lock()
 _objects: dict[tuple[str, tuple[int, int]], Any] = {}
 
+
+# per kernel code library: the group of plans each plan's provider compiles
+# with, by (plan symbol, target)
+_groups: weakref.WeakKeyDictionary[
+    Any, dict[tuple[str, tuple[int, int]], tuple[ScanPlan | TileIOPlan, ...]]
+] = weakref.WeakKeyDictionary()
 
 _COLLECTED: contextvars.ContextVar[list[bytes] | None] = contextvars.ContextVar(
     "scan_mlir_link_inputs", default=None
@@ -150,11 +157,30 @@ class _Call:
                 collected.append(item.ltoir)
 
 
+def _built(call: _Call) -> Built:
+    """The provider of `call`, compiled in one unit with the kernel's other calls.
+
+    As in the numba-cuda front end: the first call lowered in a kernel takes
+    every call typed with it, so a kernel costs one NVRTC run on a cold cache
+    and its providers overlay one temp storage; the kernel's later calls find
+    that group here.
+    """
+    library = call.lower.context.active_code_library
+    with _lock:
+        groups = _groups.setdefault(library, {})
+        group = groups.get((call.plan.symbol, call.cc))
+        if group is None:
+            group = provider_group(call.plan, take_typed())
+            for member in group:
+                groups.setdefault((member.symbol, call.cc), group)
+    return build(call.plan, call.cc, CALLBACKS, together=group)
+
+
 def _lower_scan(name: str, lower: Any, target: Any, args: Any, kws: Any) -> None:
     call = _Call(name, lower, args, kws)
     plan = call.plan
     assert isinstance(plan, ScanPlan)
-    built = build(plan, call.cc, CALLBACKS)
+    built = _built(call)
     result = None
     if plan.scalar:
         value_ty = types.unliteral(call.types["values"])
@@ -181,7 +207,7 @@ def _lower_io(name: str, lower: Any, target: Any, args: Any, kws: Any) -> None:
     call = _Call(name, lower, args, kws)
     plan = call.plan
     assert isinstance(plan, TileIOPlan)
-    built = build(plan, call.cc, CALLBACKS)
+    built = _built(call)
     array_name = "src" if name == "load" else "dst"
     array_ty = call.types[array_name]
     array = call.value(array_name)

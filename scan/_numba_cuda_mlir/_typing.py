@@ -269,6 +269,30 @@ def _typed_key(name: str, bound: Mapping[str, Any]) -> tuple[Any, ...]:
     return (name, tuple(sorted(bound.items())))
 
 
+# The plans typed on this thread since the lowering last took them, and the
+# outermost function being typed when they were: the calls of one kernel,
+# whose providers compile in one unit (as in the numba-cuda front end).
+_pending = threading.local()
+
+
+def _note_typed(context: Any, plan: ScanPlan | TileIOPlan) -> None:
+    stack = getattr(getattr(context, "callstack", None), "_stack", None)
+    root = stack[0] if stack else None
+    plans: dict[str, ScanPlan | TileIOPlan] | None = getattr(_pending, "plans", None)
+    if plans is None or getattr(_pending, "root", None) is not root:
+        # another kernel's typing began: plans left by one that failed are dropped
+        plans = _pending.plans = {}
+        _pending.root = root
+    plans[plan.symbol] = plan
+
+
+def take_typed() -> list[ScanPlan | TileIOPlan]:
+    """The plans typed on this thread since the last call (the kernel being compiled)."""
+    plans: dict[str, ScanPlan | TileIOPlan] = getattr(_pending, "plans", None) or {}
+    _pending.plans = {}
+    return list(plans.values())
+
+
 def launch_block(bound: Mapping[str, Any]) -> Block | None:
     """The launch's block shape the typing recorded for a call (None: not known)."""
     hidden = bound.get(HIDDEN_KW)
@@ -303,6 +327,7 @@ def _make_template(name: str) -> type[AbstractTemplate]:
             ret = types.unliteral(bound["values"])
         with _typed_lock:
             _typed[_typed_key(name, bound)] = plan
+        _note_typed(self.context, plan)
         return signature(ret, *args, *kws.values())
 
     return type(
