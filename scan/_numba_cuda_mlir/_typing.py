@@ -55,6 +55,8 @@ __all__ = [
     "DescriptorType",
     "assume_block",
     "bound_types",
+    "launch_block",
+    "take_typed",
     "typed_plan",
 ]
 
