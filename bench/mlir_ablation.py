@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: Apache-2.0
+"""numba-cuda-mlir against numba-cuda on the same row kernel, with parts of the lowering off.
+
+The README's row kernel with the library's defaults (as ``bench/matrix.py``
+writes it), compiled by numba-cuda and by numba-cuda-mlir in three ways:
+
+- ``mlir``: as the library lowers it (one NVRTC unit per kernel with overlaid
+  temp storage, the launch's thread count as ``nvvm.maxntid``);
+- ``mlir_no_bounds``: without the ``nvvm.maxntid`` declaration;
+- ``mlir_own_units``: every call in an NVRTC unit of its own, with its own
+  temp storage (the front end's lowering before the shared units).
+
+Every kernel's output is checked before and after timing; the four are timed
+in interleaved rounds (CUDA events, launches back to back, medians), in one
+process:
+
+    python bench/mlir_ablation.py [--rounds 10] [--reps 10] [--shape 8192x65536]
+
+One line per (dtype, threads x items): GB/s of each and their ratios to numba-cuda.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import statistics
+from collections.abc import Iterator
+from typing import Any
+
+import _common
+import _matrix_kernels
+import numpy as np
+from numba import cuda
+
+CONFIGS = [(256, 4), (512, 4), (256, 8), (512, 16)]
+VARIANTS = ("numba", "mlir", "mlir_no_bounds", "mlir_own_units")
+
+
+def _forget_units() -> None:
+    """Drop this process's memo of compiled units and link objects: the variants
+    give units of the same names, the disk cache is keyed by their sources."""
+    from scan import _build
+    from scan._numba_cuda_mlir import _lowering
+
+    _build._units.clear()
+    _lowering._objects.clear()
+
+
+@contextlib.contextmanager
+def variant(name: str) -> Iterator[None]:
+    """Compile numba-cuda-mlir kernels with the named part of the lowering off."""
+    from scan._numba_cuda_mlir import _lowering
+
+    bounds, take = _lowering._Call._declare_launch_bounds, _lowering.take_typed
+    _forget_units()
+    if name == "mlir_no_bounds":
+        _lowering._Call._declare_launch_bounds = lambda self: None  # type: ignore[method-assign]
+    elif name == "mlir_own_units":
+        _lowering.take_typed = lambda: []
+    try:
+        yield
+    finally:
+        _lowering._Call._declare_launch_bounds = bounds  # type: ignore[method-assign]
+        _lowering.take_typed = take
+        _forget_units()
+
+
+def main() -> None:
+    from numba_cuda_mlir import cuda as mcuda
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--shape", type=_common.parse_shape, default=(8192, 65536))
+    parser.add_argument("--dtypes", default="int32,float32")
+    args = parser.parse_args()
+    rows, cols = args.shape
+    rng = np.random.default_rng(0)
+    new_event = lambda: cuda.event(timing=True)  # noqa: E731
+    elapsed = lambda a, b: cuda.event_elapsed_time(a, b)  # noqa: E731
+    print(f"shape {rows}x{cols}; rounds {args.rounds} x {args.reps} launches; defaults")
+    print(
+        "| dtype | threads x items | "
+        + " | ".join(f"{v} GB/s" for v in VARIANTS)
+        + " | mlir / numba | no bounds / numba | own units / numba |"
+    )
+    print("| --- | --- | " + " | ".join("---" for _ in VARIANTS) + " | --- | --- | --- |")
+    for dtype in args.dtypes.split(","):
+        host = rng.integers(-3, 4, size=(rows, cols)).astype(dtype)
+        src = cuda.to_device(host)
+        dst = cuda.device_array_like(host)
+        msrc, mdst = mcuda.as_cuda_array(src), mcuda.as_cuda_array(dst)
+        bad = cuda.device_array(1, np.int64)
+        itemsize = host.dtype.itemsize
+        for threads, items in CONFIGS:
+            launches = {}
+
+            def make_launch(kernel: Any, a: Any, b: Any) -> Any:
+                def launch() -> None:
+                    kernel[rows, threads](a, b)
+
+                return launch
+
+            def check(launch: Any) -> bool:
+                dst[:] = 7
+                launch()
+                cuda.synchronize()
+                bad[:] = 0
+                _matrix_kernels.count_bad[256, 256](src, dst, bad)
+                return int(bad.copy_to_host()[0]) == 0
+
+            for name in VARIANTS:
+                if name == "numba":
+                    kernel = _matrix_kernels.make_default_kernel(dtype, threads, items)
+                    launch = make_launch(kernel, src, dst)
+                    ok = check(launch)
+                else:
+                    kernel = _matrix_kernels.make_mlir_kernel(dtype, threads, items)
+                    launch = make_launch(kernel, msrc, mdst)
+                    with variant(name):
+                        ok = check(launch)  # compiles with the variant's lowering
+                if not ok:
+                    raise SystemExit(f"wrong result: {dtype} {threads}x{items} {name}")
+                launches[name] = launch
+            samples: dict[str, list[float]] = {v: [] for v in VARIANTS}
+            for r in range(args.rounds):
+                order = VARIANTS[r % len(VARIANTS) :] + VARIANTS[: r % len(VARIANTS)]
+                for name in order:
+                    samples[name] += _common.time_launches(
+                        launches[name], new_event, elapsed, reps=args.reps, warmup=2
+                    )
+            for name in VARIANTS:
+                if not check(launches[name]):
+                    raise SystemExit(f"wrong result after timing: {dtype} {threads}x{items} {name}")
+            gb = {
+                v: _common.gbps(rows, cols, itemsize, statistics.median(samples[v]))
+                for v in VARIANTS
+            }
+            ratios = " | ".join(f"{gb[v] / gb['numba']:.3f}" for v in VARIANTS[1:])
+            print(
+                f"| {dtype} | {threads} x {items} | "
+                + " | ".join(f"{gb[v]:.0f}" for v in VARIANTS)
+                + f" | {ratios} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
