@@ -56,13 +56,30 @@ def variant(name: str) -> Iterator[None]:
     if name == "mlir_no_bounds":
         _lowering._Call._declare_launch_bounds = lambda self: None  # type: ignore[method-assign]
     elif name == "mlir_own_units":
-        _lowering.take_typed = lambda: []
+        _lowering.take_typed = list
     try:
         yield
     finally:
         _lowering._Call._declare_launch_bounds = bounds  # type: ignore[method-assign]
         _lowering.take_typed = take
         _forget_units()
+
+
+def _launcher(kernel: Any, grid: int, threads: int, src: Any, dst: Any) -> Any:
+    def launch() -> None:
+        kernel[grid, threads](src, dst)
+
+    return launch
+
+
+def _correct(launch: Any, src: Any, dst: Any, bad: Any) -> bool:
+    """Run `launch` on a poisoned output and count wrong elements on the device."""
+    dst[:] = 7
+    launch()
+    cuda.synchronize()
+    bad[:] = 0
+    _matrix_kernels.count_bad[256, 256](src, dst, bad)
+    return int(bad.copy_to_host()[0]) == 0
 
 
 def main() -> None:
@@ -89,36 +106,20 @@ def main() -> None:
         host = rng.integers(-3, 4, size=(rows, cols)).astype(dtype)
         src = cuda.to_device(host)
         dst = cuda.device_array_like(host)
-        msrc, mdst = mcuda.as_cuda_array(src), mcuda.as_cuda_array(dst)
+        views = {"numba": (src, dst), "mlir": (mcuda.as_cuda_array(src), mcuda.as_cuda_array(dst))}
         bad = cuda.device_array(1, np.int64)
-        itemsize = host.dtype.itemsize
         for threads, items in CONFIGS:
             launches = {}
-
-            def make_launch(kernel: Any, a: Any, b: Any) -> Any:
-                def launch() -> None:
-                    kernel[rows, threads](a, b)
-
-                return launch
-
-            def check(launch: Any) -> bool:
-                dst[:] = 7
-                launch()
-                cuda.synchronize()
-                bad[:] = 0
-                _matrix_kernels.count_bad[256, 256](src, dst, bad)
-                return int(bad.copy_to_host()[0]) == 0
-
             for name in VARIANTS:
                 if name == "numba":
                     kernel = _matrix_kernels.make_default_kernel(dtype, threads, items)
-                    launch = make_launch(kernel, src, dst)
-                    ok = check(launch)
+                    launch = _launcher(kernel, rows, threads, *views["numba"])
+                    ok = _correct(launch, src, dst, bad)
                 else:
                     kernel = _matrix_kernels.make_mlir_kernel(dtype, threads, items)
-                    launch = make_launch(kernel, msrc, mdst)
+                    launch = _launcher(kernel, rows, threads, *views["mlir"])
                     with variant(name):
-                        ok = check(launch)  # compiles with the variant's lowering
+                        ok = _correct(launch, src, dst, bad)  # compiles with the variant
                 if not ok:
                     raise SystemExit(f"wrong result: {dtype} {threads}x{items} {name}")
                 launches[name] = launch
@@ -130,10 +131,10 @@ def main() -> None:
                         launches[name], new_event, elapsed, reps=args.reps, warmup=2
                     )
             for name in VARIANTS:
-                if not check(launches[name]):
+                if not _correct(launches[name], src, dst, bad):
                     raise SystemExit(f"wrong result after timing: {dtype} {threads}x{items} {name}")
             gb = {
-                v: _common.gbps(rows, cols, itemsize, statistics.median(samples[v]))
+                v: _common.gbps(rows, cols, host.dtype.itemsize, statistics.median(samples[v]))
                 for v in VARIANTS
             }
             ratios = " | ".join(f"{gb[v] / gb['numba']:.3f}" for v in VARIANTS[1:])
