@@ -108,6 +108,14 @@ def io_plan(**over):
 IO_CASES = {
     "load_vectorize_oob": io_plan(),
     "store_warp_transpose": io_plan(function="store", algorithm="warp_transpose", oob_default=None),
+    # 64 bytes a thread: the warps of a partial tile whose items are all valid
+    # take the full tile's code
+    "load_warp_transpose_whole_warps": io_plan(
+        algorithm="warp_transpose",
+        array=ArrayFact(np.int32),
+        items=ArrayFact(np.int32, 1, 16),
+        oob_default=ScalarFact(np.int32),
+    ),
 }
 
 
