@@ -20,6 +20,7 @@ from scan._codegen import (
     render_scan,
     render_tile_io,
     thread_items_first,
+    whole_warps_partial,
 )
 from scan._plan import ArrayFact, ScalarFact, plan_scan, plan_tile_io
 
@@ -275,3 +276,38 @@ def test_callback_scan_relies_on_cubs_barrier_only_where_that_is_safe():
 )
 def test_cub_overload_per_option(over, call):
     assert f"block_scan_t(temp_storage).{call};" in render_scan(scan_plan(**over))
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "dtype", "items", "threads", "whole_warps"),
+    [
+        ("warp_transpose", np.int32, 16, 256, True),  # 64 bytes a thread
+        ("warp_transpose", np.int32, 16, 128, True),
+        ("warp_transpose", np.float64, 8, 256, True),
+        ("warp_transpose", np.int32, 16, 512, False),  # raised registers at 512 threads
+        ("warp_transpose", np.int32, 8, 256, False),  # 32 bytes: blocked vectors do
+        ("warp_transpose", np.float64, 4, 256, False),
+        ("transpose", np.int32, 16, 256, False),  # block exchange: barriers inside
+        ("vectorize", np.int32, 16, 256, False),
+        ("direct", np.int32, 16, 256, False),
+    ],
+)
+def test_partial_warp_transpose_tiles_take_the_full_path_per_whole_warp(
+    algorithm, dtype, items, threads, whole_warps
+):
+    """Only warp_transpose (per-warp exchange, no block barrier) may run the full
+    tile's code in some warps of a partial tile; the rule is the measured one."""
+    for function in ("load", "store"):
+        plan = io_plan(
+            function=function,
+            algorithm=algorithm,
+            array=ArrayFact(dtype),
+            items=ArrayFact(dtype, 1, items),
+            oob_default=None,
+            block=(threads, 1, 1),
+        )
+        assert whole_warps_partial(plan) is whole_warps
+        text = render_tile_io(plan)
+        per_warp = f"/ 32) * {32 * items} + {32 * items} <= valid)"
+        assert (per_warp in text) is whole_warps
+        assert (f"if (valid >= {threads * items})" in text) is not whole_warps
