@@ -533,3 +533,22 @@ def test_kernel_declares_its_launch_block_as_maxntid() -> None:
         [".maxntid", "256,", "1,", "1"]
     ]
     assert ".maxntid" not in _linked_ptx(literal)
+
+
+def test_512_by_16_warp_transpose_fits_in_48_kib() -> None:
+    """The kernel's calls overlay one library-owned temp storage, as under
+    numba-cuda: with a unit per call, 512 threads x 16 int32 items with
+    warp_transpose load and store needed 69808 bytes of static shared memory,
+    which ptxas refuses (48 KiB is the static limit)."""
+
+    def k(src: Any, dst: Any) -> None:
+        state = cuda.local.array(1, np.int64)
+        state[0] = 0
+        items = cuda.local.array(16, np.int32)
+        row = cuda.blockIdx.x
+        for base in range(0, src.shape[1], 512 * 16):
+            block.load(src[row], base, items, algorithm="warp_transpose", oob_default=0)
+            block.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state)
+            block.store(dst[row], base, items, algorithm="warp_transpose")
+
+    build(k, (arr(np.int32, 2), arr(np.int32, 2)), block=512)
