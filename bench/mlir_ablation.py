@@ -50,18 +50,19 @@ def _forget_units() -> None:
 def variant(name: str) -> Iterator[None]:
     """Compile numba-cuda-mlir kernels with the named part of the lowering off."""
     from scan._numba_cuda_mlir import _lowering
+    from scan._numba_cuda_mlir._typing import KERNEL_GROUPS
 
-    bounds, take = _lowering._Call._declare_launch_bounds, _lowering.take_typed
+    bounds = _lowering._Call._declare_launch_bounds
     _forget_units()
     if name == "mlir_no_bounds":
         _lowering._Call._declare_launch_bounds = lambda self: None  # type: ignore[method-assign]
     elif name == "mlir_own_units":
-        _lowering.take_typed = list
+        KERNEL_GROUPS.take = list  # type: ignore[method-assign]  # no kernel's other calls
     try:
         yield
     finally:
         _lowering._Call._declare_launch_bounds = bounds  # type: ignore[method-assign]
-        _lowering.take_typed = take
+        vars(KERNEL_GROUPS).pop("take", None)
         _forget_units()
 
 

@@ -16,6 +16,7 @@ Nothing here imports Numba.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeAlias
 
@@ -45,6 +46,7 @@ __all__ = [
     "CallbackCompiler",
     "CallbackDescriptor",
     "CompiledCallback",
+    "KernelGroups",
     "LinkInput",
     "build",
     "callback",
@@ -213,6 +215,61 @@ def provider_group(
     members = {p.symbol: p for p in together}
     members[plan.symbol] = plan
     return tuple(members[s] for s in sorted(members))
+
+
+class KernelGroups:
+    """The calls of each kernel a front end compiles, grouped for one unit per kernel.
+
+    Typing notes every planned call (:meth:`note`) with the outermost function
+    being typed. The first call lowered in a kernel takes every call typed
+    with it (:meth:`group`): one NVRTC unit per kernel on a cold cache, whose
+    providers overlay one temp storage. The kernel's later calls find that
+    group by the kernel's code library. Each kernel has a unit of its own, even
+    where it shares calls with another: a unit's overlaid temp storage is sized
+    by its own calls, and a kernel with the same calls forms the same unit in
+    any process, in any order, so a warm cache serves it.
+    """
+
+    def __init__(self) -> None:
+        # the plans typed on this thread since the lowering last took them,
+        # and the outermost function being typed when they were
+        self._pending = threading.local()
+        self._lock = threading.Lock()
+        #: per kernel code library: each plan's group, by (plan symbol, target)
+        self.by_library: weakref.WeakKeyDictionary[
+            Any, dict[tuple[str, tuple[int, int]], tuple[ScanPlan | TileIOPlan, ...]]
+        ] = weakref.WeakKeyDictionary()
+
+    def note(self, context: Any, plan: ScanPlan | TileIOPlan) -> None:
+        """Record a call typed in `context` (a Numba typing context)."""
+        stack = getattr(getattr(context, "callstack", None), "_stack", None)
+        root = stack[0] if stack else None
+        plans: dict[str, ScanPlan | TileIOPlan] | None = getattr(self._pending, "plans", None)
+        if plans is None or getattr(self._pending, "root", None) is not root:
+            # another kernel's typing began: plans left by one that failed are dropped
+            plans = self._pending.plans = {}
+            self._pending.root = root
+        plans[plan.symbol] = plan
+
+    def take(self) -> list[ScanPlan | TileIOPlan]:
+        """The plans typed on this thread since the last call (the kernel being compiled)."""
+        plans: dict[str, ScanPlan | TileIOPlan] = getattr(self._pending, "plans", None) or {}
+        self._pending.plans = {}
+        return list(plans.values())
+
+    def group(
+        self, plan: ScanPlan | TileIOPlan, cc: tuple[int, int], library: Any
+    ) -> tuple[ScanPlan | TileIOPlan, ...]:
+        """The plans compiling in one unit with `plan`'s, for the kernel of `library`."""
+        with self._lock:
+            groups = self.by_library.setdefault(library, {})
+            found = groups.get((plan.symbol, cc))
+            if found is not None:
+                return found
+            group = provider_group(plan, self.take())
+            for member in group:
+                groups.setdefault((member.symbol, cc), group)
+            return group
 
 
 # Units of several providers already rendered and compiled in this process, by

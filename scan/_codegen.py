@@ -464,11 +464,10 @@ def whole_warps_partial(plan: TileIOPlan) -> bool:
     512 x 4, 256 x 8 and 512 x 16, sm_90), where the blocked path already
     matches or beats CUB on short rows.
     """
-    threads = plan.block[0] * plan.block[1] * plan.block[2]
     return (
         plan.algorithm == "warp_transpose"
         and plan.items_per_thread * plan.value_dtype.itemsize >= 64
-        and threads <= 256
+        and plan.threads <= 256
     )
 
 

@@ -33,13 +33,13 @@ from numba.cuda.cudaimpl import registry as lowering_registry
 import statefn
 from statefn import _abi
 
-from .._build import Built, CallbackDescriptor, CompiledCallback, build, provider_group
+from .._build import Built, CallbackDescriptor, CompiledCallback, build
 from .._calls import IO_CALLS
 from .._errors import PlanError
 from .._plan import ScanPlan, TileIOPlan
 from .._toolchain import nvvm_version
 from . import _linkcache
-from ._typing import FUNCTIONS, declared_threads, fold_signature, take_typed, typed_plan
+from ._typing import FUNCTIONS, KERNEL_GROUPS, declared_threads, fold_signature, typed_plan
 
 __all__ = ["CALLBACKS", "NumbaCallbacks", "current_cc"]
 
@@ -48,11 +48,6 @@ _lock = threading.Lock()
 _objects: dict[tuple[str, tuple[int, int]], Any] = {}
 # the kernels (LLVM functions) whose launch bounds a call has declared
 _bounded: weakref.WeakSet[ir.Function] = weakref.WeakSet()
-# per kernel code library: the group of plans each plan's provider compiles
-# with, by (plan symbol, target)
-_groups: weakref.WeakKeyDictionary[
-    Any, dict[tuple[str, tuple[int, int]], tuple[ScanPlan | TileIOPlan, ...]]
-] = weakref.WeakKeyDictionary()
 # the parameter names of each lowered call, in the typed signature's order
 _PARAMS = {name: tuple(fold_signature(name).parameters) for name in FUNCTIONS}
 
@@ -102,31 +97,10 @@ def _ltoir_object(symbol: str, cc: tuple[int, int], data: bytes) -> Any:
         return obj
 
 
-def _group(plan: ScanPlan | TileIOPlan, cc: tuple[int, int], library: Any) -> tuple[Any, ...]:
-    """The plans whose providers compile in one unit with `plan`'s, for the kernel of `library`.
-
-    The first call lowered in a kernel takes every call typed with it: one
-    unit per kernel, one NVRTC run on a cold cache. The kernel's later calls
-    find that group here. Each kernel has a unit of its own, even where it
-    shares calls with another: a unit's overlaid temp storage is sized by its
-    own calls, and a kernel with the same calls forms the same unit in any
-    process, in any order, so a warm cache serves it.
-    """
-    with _lock:
-        groups = _groups.setdefault(library, {})
-        found = groups.get((plan.symbol, cc))
-        if found is not None:
-            return found
-        group = provider_group(plan, take_typed())
-        for member in group:
-            groups.setdefault((member.symbol, cc), group)
-        return group
-
-
 def _built(context: Any, plan: ScanPlan | TileIOPlan) -> tuple[Built, tuple[int, int]]:
     _check_complete(context.active_code_library)
     cc = current_cc()
-    together = _group(plan, cc, context.active_code_library)
+    together = KERNEL_GROUPS.group(plan, cc, context.active_code_library)
     return build(plan, cc, CALLBACKS, together=together), cc
 
 

@@ -42,6 +42,7 @@ from numba.cuda.typing.templates import AbstractTemplate, signature
 import statefn
 
 from .. import block
+from .._build import KernelGroups
 from .._calls import (
     CALLS,
     bind,
@@ -54,12 +55,12 @@ from .._plan import Block, ScanPlan, TileIOPlan, check_launch_bounds
 
 __all__ = [
     "FUNCTIONS",
+    "KERNEL_GROUPS",
     "LENGTHS_KW",
     "DescriptorType",
     "assume_block",
     "declared_threads",
     "fold_signature",
-    "take_typed",
     "typed_plan",
 ]
 
@@ -396,28 +397,8 @@ def typed_plan(name: str, argtys: tuple[Any, ...]) -> ScanPlan | TileIOPlan:
     return _plan(name, {k: v for k, v in bound.items() if not FACTS.absent(v)}, hidden)
 
 
-# The plans typed on this thread since the lowering last took them, and the
-# outermost function being typed when they were: the calls of one kernel,
-# whose providers compile in one unit.
-_pending = threading.local()
-
-
-def _note_typed(context: Any, plan: ScanPlan | TileIOPlan) -> None:
-    stack = getattr(getattr(context, "callstack", None), "_stack", None)
-    root = stack[0] if stack else None
-    plans: dict[str, ScanPlan | TileIOPlan] | None = getattr(_pending, "plans", None)
-    if plans is None or getattr(_pending, "root", None) is not root:
-        # another kernel's typing began: plans left by one that failed are dropped
-        plans = _pending.plans = {}
-        _pending.root = root
-    plans[plan.symbol] = plan
-
-
-def take_typed() -> list[ScanPlan | TileIOPlan]:
-    """The plans typed on this thread since the last call (the kernel being compiled)."""
-    plans: dict[str, ScanPlan | TileIOPlan] = getattr(_pending, "plans", None) or {}
-    _pending.plans = {}
-    return list(plans.values())
+#: The calls of the kernels being compiled, one NVRTC unit per kernel.
+KERNEL_GROUPS = KernelGroups()
 
 
 # ---------------------------------------------------------------------------
@@ -524,7 +505,7 @@ def _make_template(name: str) -> type[AbstractTemplate]:
         )
         with _typed_lock:
             _typed[_typed_key(name, argtys)] = plan
-        _note_typed(self.context, plan)
+        KERNEL_GROUPS.note(self.context, plan)
         return signature(ret, *argtys).replace(pysig=_FOLD_SIGS[name])
 
     return type(

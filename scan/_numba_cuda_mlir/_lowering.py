@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
-import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -37,11 +36,18 @@ from numba_cuda_mlir.lowering_utilities import (
 )
 from numba_cuda_mlir.numba_cuda import types
 
-from .._build import Built, build, provider_group
+from .._build import Built, build
 from .._calls import CALLS, IO_CALLS
 from .._plan import ScanPlan, TileIOPlan
 from ._callbacks import MlirCallbacks
-from ._typing import FUNCTIONS, HIDDEN_KW, bound_types, launch_block, take_typed, typed_plan
+from ._typing import (
+    FUNCTIONS,
+    HIDDEN_KW,
+    KERNEL_GROUPS,
+    bound_types,
+    launch_block,
+    typed_plan,
+)
 
 __all__ = ["CALLBACKS", "collect_link_inputs"]
 
@@ -50,12 +56,6 @@ CALLBACKS = MlirCallbacks()
 _lock = threading.Lock()
 _objects: dict[tuple[str, tuple[int, int]], Any] = {}
 
-
-# per kernel code library: the group of plans each plan's provider compiles
-# with, by (plan symbol, target)
-_groups: weakref.WeakKeyDictionary[
-    Any, dict[tuple[str, tuple[int, int]], tuple[ScanPlan | TileIOPlan, ...]]
-] = weakref.WeakKeyDictionary()
 
 _COLLECTED: contextvars.ContextVar[list[bytes] | None] = contextvars.ContextVar(
     "scan_mlir_link_inputs", default=None
@@ -158,21 +158,9 @@ class _Call:
 
 
 def _built(call: _Call) -> Built:
-    """The provider of `call`, compiled in one unit with the kernel's other calls.
-
-    As in the numba-cuda front end: the first call lowered in a kernel takes
-    every call typed with it, so a kernel costs one NVRTC run on a cold cache
-    and its providers overlay one temp storage; the kernel's later calls find
-    that group here.
-    """
+    """The provider of `call`, compiled in one unit with its kernel's other calls."""
     library = call.lower.context.active_code_library
-    with _lock:
-        groups = _groups.setdefault(library, {})
-        group = groups.get((call.plan.symbol, call.cc))
-        if group is None:
-            group = provider_group(call.plan, take_typed())
-            for member in group:
-                groups.setdefault((member.symbol, call.cc), group)
+    group = KERNEL_GROUPS.group(call.plan, call.cc, library)
     return build(call.plan, call.cc, CALLBACKS, together=group)
 
 

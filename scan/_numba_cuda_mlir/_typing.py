@@ -39,6 +39,7 @@ from numba_cuda_mlir.numba_cuda.typing.templates import AbstractTemplate, signat
 import statefn
 
 from .. import block
+from .._build import KernelGroups
 from .._calls import (
     CALLS,
     bind,
@@ -52,11 +53,11 @@ from .._plan import Block, ScanPlan, TileIOPlan
 __all__ = [
     "FUNCTIONS",
     "HIDDEN_KW",
+    "KERNEL_GROUPS",
     "DescriptorType",
     "assume_block",
     "bound_types",
     "launch_block",
-    "take_typed",
     "typed_plan",
 ]
 
@@ -252,10 +253,14 @@ def _parse(text: str) -> tuple[dict[str, int], dict[str, str], Block | None]:
 # Numba types as facts
 
 
-def _plan(name: str, bound: Mapping[str, Any]) -> ScanPlan | TileIOPlan:
+def _hidden(bound: Mapping[str, Any]) -> tuple[dict[str, int], dict[str, str], Block | None]:
+    """The lengths, memory spaces and launch shape the hidden keyword's text names."""
     hidden = bound.get(HIDDEN_KW)
-    text = hidden.literal_value if isinstance(hidden, types.Literal) else ""
-    lengths, memory, launch = _parse(text)
+    return _parse(hidden.literal_value if isinstance(hidden, types.Literal) else "")
+
+
+def _plan(name: str, bound: Mapping[str, Any]) -> ScanPlan | TileIOPlan:
+    lengths, memory, launch = _hidden(bound)
     visible = {k: v for k, v in bound.items() if k != HIDDEN_KW}
     facts = collect_facts(name, visible, FACTS.converters(lengths, memory))
     return plan_call(name, facts, launch)
@@ -271,35 +276,14 @@ def _typed_key(name: str, bound: Mapping[str, Any]) -> tuple[Any, ...]:
     return (name, tuple(sorted(bound.items())))
 
 
-# The plans typed on this thread since the lowering last took them, and the
-# outermost function being typed when they were: the calls of one kernel,
-# whose providers compile in one unit (as in the numba-cuda front end).
-_pending = threading.local()
-
-
-def _note_typed(context: Any, plan: ScanPlan | TileIOPlan) -> None:
-    stack = getattr(getattr(context, "callstack", None), "_stack", None)
-    root = stack[0] if stack else None
-    plans: dict[str, ScanPlan | TileIOPlan] | None = getattr(_pending, "plans", None)
-    if plans is None or getattr(_pending, "root", None) is not root:
-        # another kernel's typing began: plans left by one that failed are dropped
-        plans = _pending.plans = {}
-        _pending.root = root
-    plans[plan.symbol] = plan
-
-
-def take_typed() -> list[ScanPlan | TileIOPlan]:
-    """The plans typed on this thread since the last call (the kernel being compiled)."""
-    plans: dict[str, ScanPlan | TileIOPlan] = getattr(_pending, "plans", None) or {}
-    _pending.plans = {}
-    return list(plans.values())
+#: The calls of the kernels being compiled, one NVRTC unit per kernel (as in
+#: the numba-cuda front end).
+KERNEL_GROUPS = KernelGroups()
 
 
 def launch_block(bound: Mapping[str, Any]) -> Block | None:
     """The launch's block shape the typing recorded for a call (None: not known)."""
-    hidden = bound.get(HIDDEN_KW)
-    text = hidden.literal_value if isinstance(hidden, types.Literal) else ""
-    return _parse(text)[2]
+    return _hidden(bound)[2]
 
 
 def typed_plan(name: str, bound: Mapping[str, Any]) -> ScanPlan | TileIOPlan:
@@ -329,7 +313,7 @@ def _make_template(name: str) -> type[AbstractTemplate]:
             ret = types.unliteral(bound["values"])
         with _typed_lock:
             _typed[_typed_key(name, bound)] = plan
-        _note_typed(self.context, plan)
+        KERNEL_GROUPS.note(self.context, plan)
         return signature(ret, *args, *kws.values())
 
     return type(

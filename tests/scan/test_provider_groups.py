@@ -236,12 +236,12 @@ def test_a_kernel_that_failed_typing_leaves_no_calls_behind() -> None:
         items = cuda.local.array(2, np.int32)
         block.store(dst, 0, items, threads=64)
 
-    from scan._numba_cuda import _lowering
+    from scan._numba_cuda._typing import KERNEL_GROUPS
 
     compile_kernel(good, (I32, I32))
     grouped = {
         plan.block
-        for groups in _lowering._groups.values()
+        for groups in KERNEL_GROUPS.by_library.values()
         for group in groups.values()
         for plan in group
     }
