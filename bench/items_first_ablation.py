@@ -32,7 +32,10 @@ CONFIGS = [
     (128, 4, "raking", "vectorize"),
     (256, 4, "raking", "vectorize"),
     (256, 4, "raking", "warp_transpose"),
+    (128, 4, "warp_scans", "warp_transpose"),
     (256, 4, "warp_scans", "vectorize"),
+    (256, 4, "warp_scans", "warp_transpose"),
+    (512, 4, "warp_scans", "vectorize"),
     (512, 4, "raking", "vectorize"),
     (512, 4, "raking", "warp_transpose"),
     (256, 8, "raking", "warp_transpose"),
@@ -54,15 +57,18 @@ def _forget_units() -> None:
 
 @contextlib.contextmanager
 def items_first(enabled: bool) -> Iterator[None]:
-    """Compile with the thread's items scanned first (the library's choice) or after (CUB's)."""
-    original = codegen.thread_items_first
+    """Compile with the thread's items scanned first or after them (CUB's order), whatever
+    the library chooses for the configuration."""
+    original, cub_order = codegen.thread_items_first, codegen.CUB_ORDER
     _forget_units()
-    if not enabled:
+    if enabled:
+        codegen.CUB_ORDER = frozenset()  # items first in the library's CUB_ORDER cells too
+    else:
         codegen.thread_items_first = lambda plan: False
     try:
         yield
     finally:
-        codegen.thread_items_first = original
+        codegen.thread_items_first, codegen.CUB_ORDER = original, cub_order
         _forget_units()
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "GENERATOR_VERSION",
     "CallbackDecl",
     "callback_barrier_suffices",
+    "cub_plus",
     "group_storage",
     "render_group",
     "render_scan",
@@ -42,7 +43,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
-GENERATOR_VERSION = "9"
+GENERATOR_VERSION = "10"
 
 _BUILTIN_BODIES = {
     "+": "return a + b;",
@@ -136,18 +137,25 @@ def _scan_functors(
 ) -> str:
     out: list[str] = []
     op = plan.scan_op
-    if op.is_builtin:
-        body = _BUILTIN_BODIES[str(op.builtin)]
+    if cub_plus(plan):
+        out.append(
+            "// CUB's warp scans have shuffle-and-add steps of their own for this\n"
+            "// operator, and exclusive integer scans subtract instead of shuffling\n"
+            "using scan_op_t = ::cuda::std::plus<>;"
+        )
     else:
-        assert scan_cb is not None
-        body = f"value_t r; {scan_cb.symbol}(&r, &a, &b); return r;"
-    out.append(
-        "struct scan_op_t {\n"
-        "  __device__ __forceinline__ value_t\n"
-        "  operator()(const value_t& a, const value_t& b) const\n"
-        f"  {{ {body} }}\n"
-        "};"
-    )
+        if op.is_builtin:
+            body = _BUILTIN_BODIES[str(op.builtin)]
+        else:
+            assert scan_cb is not None
+            body = f"value_t r; {scan_cb.symbol}(&r, &a, &b); return r;"
+        out.append(
+            "struct scan_op_t {\n"
+            "  __device__ __forceinline__ value_t\n"
+            "  operator()(const value_t& a, const value_t& b) const\n"
+            f"  {{ {body} }}\n"
+            "};"
+        )
     if prefix_cb is not None:
         if plan.stateful:
             out.append(
@@ -168,6 +176,28 @@ def _scan_functors(
                 "};"
             )
     return "\n".join(out)
+
+
+#: value dtypes for which CUB's warp scan has a ``::cuda::std::plus<>`` step
+#: of its own (an ``add`` predicated on the shuffle's in-range flag), in CCCL
+#: 3.0 and 3.5 alike
+_CUB_PLUS_DTYPES = frozenset({"int32", "uint32", "int64", "uint64", "float32", "float64"})
+
+
+def cub_plus(plan: ScanPlan) -> bool:
+    """Whether `plan`'s operator is given to CUB as ``::cuda::std::plus<>``.
+
+    True for the built-in ``+`` on the value dtypes CUB's warp scan
+    specialises it for. A functor of the unit's own computes the same sums,
+    but CUB's generic warp-scan step selects the shuffled value with a lane
+    comparison (four instructions a step where the specialised one takes
+    two), and its exclusive integer scan shuffles once more where the
+    specialised one subtracts the input from the inclusive result. The
+    ``*Sum`` methods use ``plus<>`` already; this is for the calls that take
+    an operator (an initial value, or the thread's items scanned first).
+    """
+    op = plan.scan_op
+    return op.is_builtin and str(op.builtin) == "+" and plan.value_dtype.name in _CUB_PLUS_DTYPES
 
 
 #: built-in operators that are exactly associative on integers (modulo 2**bits)
