@@ -1,16 +1,20 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The integer scan's item order with a prefix callback, measured both ways.
+"""Two choices of the generated code for integer scans, each measured both ways.
 
-For integer sums with a prefix callback and several items a thread the
-library scans each thread's items before the block scan
-(``scan._codegen.thread_items_first``); CUB scans them after it. This script
-compiles the row-scan kernel of ``bench/matrix.py`` (int32 data, int64 state)
-both ways for each configuration, checks every output, and times the two in
-interleaved rounds (CUDA events, back to back, medians), in one process:
+``--toggle items_first`` (the default): for integer sums with a prefix
+callback and several items a thread the library scans each thread's items
+before the block scan (``scan._codegen.thread_items_first``); CUB scans them
+after it. ``--toggle plus``: the built-in ``+`` given to CUB as
+``::cuda::std::plus<>`` or as a functor of the unit's own
+(``scan._codegen.cub_plus``). This script compiles the row-scan kernel of
+``bench/matrix.py`` (int32 data, int64 state) both ways for each
+configuration, checks every output, and times the two in interleaved rounds
+(CUDA events, back to back, medians), in one process:
 
-    python bench/items_first_ablation.py [--rounds 15] [--reps 10] [--shape 8192x65536]
+    python bench/codegen_ablation.py [--toggle items_first|plus] [--rounds 15] [--reps 10]
+        [--shape 8192x65536] [--config THREADS,ITEMS,SCAN,IO ...]
 
-One line per configuration: GB/s of each order and their ratio.
+One line per configuration: GB/s of each way and their ratio.
 """
 
 from __future__ import annotations
@@ -72,6 +76,31 @@ def items_first(enabled: bool) -> Iterator[None]:
         _forget_units()
 
 
+@contextlib.contextmanager
+def plus(enabled: bool) -> Iterator[None]:
+    """Compile with ``+`` given to CUB as ``::cuda::std::plus<>`` or as the unit's functor,
+    whatever the library chooses for the configuration."""
+    original = codegen.cub_plus
+    _forget_units()
+    codegen.cub_plus = lambda plan: enabled and original(plan)
+    try:
+        yield
+    finally:
+        codegen.cub_plus = original
+        _forget_units()
+
+
+TOGGLES = {
+    "items_first": (items_first, "items first", "CUB order"),
+    "plus": (plus, "plus<>", "functor"),
+}
+
+
+def _config(text: str) -> tuple[int, int, str, str]:
+    threads, items, algo, io = text.split(",")
+    return int(threads), int(items), algo, io
+
+
 def _launcher(kernel: Any, rows: int, threads: int, src: Any, dst: Any) -> Any:
     def launch() -> None:
         kernel[rows, threads](src, dst)
@@ -84,7 +113,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--shape", type=_common.parse_shape, default=(8192, 65536))
+    parser.add_argument("--toggle", choices=sorted(TOGGLES), default="items_first")
+    parser.add_argument(
+        "--config",
+        action="append",
+        type=_config,
+        help="THREADS,ITEMS,SCAN,IO (repeatable; default: a fixed list)",
+    )
     args = parser.parse_args()
+    toggle, on_name, off_name = TOGGLES[args.toggle]
     rows, cols = args.shape
     rng = np.random.default_rng(0)
     host = rng.integers(-3, 4, size=(rows, cols), dtype=np.int32)
@@ -102,17 +139,18 @@ def main() -> None:
     new_event = lambda: cuda.event(timing=True)  # noqa: E731
     elapsed = lambda a, b: cuda.event_elapsed_time(a, b)  # noqa: E731
     print(f"shape {rows}x{cols} int32, int64 state; rounds {args.rounds} x {args.reps} launches")
-    columns = ["threads x items", "scan / tile I/O", "items first GB/s", "CUB order GB/s"]
-    print("| " + " | ".join([*columns, "first / CUB order"]) + " |")
+    columns = ["threads x items", "scan / tile I/O", f"{on_name} GB/s", f"{off_name} GB/s"]
+    print(f"toggle: {args.toggle}")
+    print("| " + " | ".join([*columns, f"{on_name} / {off_name}"]) + " |")
     print("| --- | --- | --- | --- | --- |")
-    for threads, items, algo, io in CONFIGS:
+    for threads, items, algo, io in args.config or CONFIGS:
         kernels = {}
         for enabled in (True, False):
             kernel = _matrix_kernels.make_explicit_kernel("int32", threads, items, algo, io)
-            with items_first(enabled):
+            with toggle(enabled):
                 ok = check(kernel, threads)  # compiles under the chosen order
             if not ok:
-                raise SystemExit(f"wrong result: {threads}x{items} {algo}/{io} first={enabled}")
+                raise SystemExit(f"wrong result: {threads}x{items} {algo}/{io} {enabled=}")
             kernels[enabled] = kernel
         samples: dict[bool, list[float]] = {True: [], False: []}
         for r in range(args.rounds):
