@@ -31,6 +31,7 @@ from ._vocab import (
 
 __all__ = [
     "GENERATOR_VERSION",
+    "OWN_PLUS",
     "CallbackDecl",
     "callback_barrier_suffices",
     "cub_plus",
@@ -197,7 +198,23 @@ def cub_plus(plan: ScanPlan) -> bool:
     an operator (an initial value, or the thread's items scanned first).
     """
     op = plan.scan_op
-    return op.is_builtin and str(op.builtin) == "+" and plan.value_dtype.name in _CUB_PLUS_DTYPES
+    return (
+        op.is_builtin
+        and str(op.builtin) == "+"
+        and plan.value_dtype.name in _CUB_PLUS_DTYPES
+        and (plan.algorithm, plan.threads, plan.items_per_thread) not in OWN_PLUS
+    )
+
+
+#: (scan algorithm, threads, items per thread) where ``+`` stays the unit's own
+#: functor all the same: measured on an H200 with the default ``warp_transpose``
+#: tile I/O (bench/codegen_ablation.py --toggle plus,
+#: docs/results/h200_2026-12-03_v10_plus_ablation.md), ``plus<>`` was 9-13%
+#: slower at 512 x 4 and 11-17% at 512 x 8 with ``raking`` (ptxas gives the
+#: kernel 40 and 52 registers a thread instead of 32 and 40), and 5% slower at
+#: 256 x 16 with ``warp_scans`` on rows of 2048 (40 registers instead of 32).
+#: Elsewhere it was 0-15% faster or equal.
+OWN_PLUS = frozenset({("raking", 512, 4), ("raking", 512, 8), ("warp_scans", 256, 16)})
 
 
 #: built-in operators that are exactly associative on integers (modulo 2**bits)

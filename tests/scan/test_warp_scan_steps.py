@@ -23,7 +23,7 @@ from numba import cuda
 import scan
 import statefn
 from scan import block
-from scan._codegen import cub_plus
+from scan._codegen import OWN_PLUS, cub_plus
 from scan._plan import ArrayFact, plan_scan
 
 pytestmark = pytest.mark.nvrtc
@@ -31,10 +31,12 @@ pytestmark = pytest.mark.nvrtc
 CC = (9, 0)
 
 
-def _plan(dtype: Any, op: str) -> Any:
+def _plan(
+    dtype: Any, op: str, algorithm: str = "warp_scans", threads: int = 128, items: int = 4
+) -> Any:
     return plan_scan(
         function="scan",
-        values=ArrayFact(np.dtype(dtype), 1, 4),
+        values=ArrayFact(np.dtype(dtype), 1, items),
         out=None,
         mode="inclusive",
         scan_op=op,
@@ -42,9 +44,9 @@ def _plan(dtype: Any, op: str) -> Any:
         prefix_op=None,
         prefix_state=None,
         block_aggregate=None,
-        algorithm="warp_scans",
+        algorithm=algorithm,
         temp_storage=None,
-        block=(128, 1, 1),
+        block=(threads, 1, 1),
     )
 
 
@@ -110,3 +112,10 @@ def test_integer_callback_scans_take_cubs_plus_steps(dtype: str, algorithm: str)
 def test_float_sums_take_cubs_plus_steps() -> None:
     ptx = _linked_ptx("float32", "warp_scans")
     assert len(re.findall(r"@p add\.f32", ptx)) == 5
+
+
+@pytest.mark.parametrize(("algorithm", "threads", "items"), sorted(OWN_PLUS))
+def test_measured_shapes_keep_the_functor(algorithm: str, threads: int, items: int) -> None:
+    """bench/codegen_ablation.py --toggle plus: plus<> was slower at these shapes."""
+    assert not cub_plus(_plan("int32", "+", algorithm, threads, items))
+    assert cub_plus(_plan("int32", "+", algorithm, threads // 2, items))
