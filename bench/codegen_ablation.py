@@ -63,16 +63,14 @@ def _forget_units() -> None:
 def items_first(enabled: bool) -> Iterator[None]:
     """Compile with the thread's items scanned first or after them (CUB's order), whatever
     the library chooses for the configuration."""
-    original, cub_order = codegen.thread_items_first, codegen.CUB_ORDER
+    original = codegen.thread_items_first
     _forget_units()
-    if enabled:
-        codegen.CUB_ORDER = frozenset()  # items first in the library's CUB_ORDER cells too
-    else:
+    if not enabled:
         codegen.thread_items_first = lambda plan: False
     try:
         yield
     finally:
-        codegen.thread_items_first, codegen.CUB_ORDER = original, cub_order
+        codegen.thread_items_first = original
         _forget_units()
 
 

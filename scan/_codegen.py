@@ -241,16 +241,7 @@ def thread_items_first(plan: ScanPlan) -> bool:
         and plan.value_dtype.kind in "iu"
         and op.is_builtin
         and str(op.builtin) in _INTEGER_ASSOCIATIVE
-        and (plan.algorithm, plan.threads, plan.items_per_thread) not in CUB_ORDER
     )
-
-
-#: (scan algorithm, threads, items per thread) where integer scans keep CUB's
-#: order all the same: measured on an H200 (bench/items_first_ablation.py,
-#: docs/results/h200_2026-12-03_v7_items_first.md), scanning the items first
-#: was 9-12% slower there with `vectorize` or `direct` tile I/O and equal with
-#: `warp_transpose`; at 512 x 4 it is 0-14% faster.
-CUB_ORDER = frozenset({("raking", 256, 4), ("raking", 256, 8)})
 
 
 def _thread_items_first_call(plan: ScanPlan) -> list[str]:
