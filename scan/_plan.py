@@ -711,8 +711,9 @@ def _size_class(dtype: np.dtype[Any]) -> int:
 #: with a stateful prefix callback, measured on an H200 against every CUB C++
 #: configuration (docs/performance.md, "Defaults"). Vector loads win only at
 #: 128 x 4 with 4-byte items; at 256 and 512 threads ``warp_transpose`` is
-#: within 2% of them on aligned rows and 20% faster on rows that are not
-#: 16-byte aligned, where ``vectorize`` falls back to direct accesses.
+#: within 2% of them on aligned rows and 2-6% faster at 256 x 4 on rows that
+#: are not 16-byte aligned, where ``vectorize`` falls back to direct accesses
+#: (2.8-4.3 times at 8 and 16 items).
 DEFAULT_IO: dict[tuple[int, int, int], str] = {
     (128, 4, 4): "vectorize",
 }
