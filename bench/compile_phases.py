@@ -106,8 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             p = r["phases"]
             print(
                 f"| cold {i + 1} | {p['first_call_at']:.2f} | {p['nvrtc']:.2f} "
-                f"| {p['layouts']:.2f} | {p['first_unit_done_at']:.2f} | {r['compile']:.2f} "
-                f"| {r['link']:.2f} |"
+                f"| {p.get('layouts', 0.0):.2f} | {p['first_unit_done_at']:.2f} "
+                f"| {r['compile']:.2f} | {r['link']:.2f} |"
             )
     from scan._compile import include_dirs, nvrtc_flags, nvrtc_options
 

@@ -34,7 +34,7 @@ from ._codegen import (
     render_scan,
     render_tile_io,
 )
-from ._compile import Provider, check_target, compile_group, compile_provider
+from ._compile import Provider, check_target, compile_group, compile_provider, provider_layout
 from ._errors import PlanError
 from ._keys import cache_key, compile_key
 from ._plan import ArrayFact, ScanPlan, TileIOPlan, plan_scan, plan_tile_io, resolve_block
@@ -98,14 +98,11 @@ class Built:
     ----------
     symbol : str
         The provider's ``extern "C"`` entry point.
-    layout : TempStorageLayout
-        Size and alignment of its ``TempStorage``, read from the compiled code.
     link : tuple of LinkInput
         The provider's LTO-IR first, then its callbacks'.
     """
 
     symbol: str
-    layout: TempStorageLayout
     link: tuple[LinkInput, ...]
 
 
@@ -190,7 +187,7 @@ def build(
             )
         compiled.append(done)
     link = (unit, *(LinkInput(c.symbol, c.ltoir) for c in compiled))
-    return Built(provider.symbol, provider.layout, link)
+    return Built(provider.symbol, link)
 
 
 def _shares_storage(plan: ScanPlan | TileIOPlan) -> bool:
@@ -407,13 +404,9 @@ def temp_storage_layout(
         raise PlanError(
             f"temp_storage: primitive must be 'scan', 'load' or 'store' (got {primitive!r})"
         )
-    if record and isinstance(plan, ScanPlan):
-        # the provider alone: its layout needs no callback code
-        check_target(cc)
-        layout = compile_provider(plan.symbol, _source(plan), cc=cc, what=_what(plan)).layout
-    else:
-        layout = build(plan, cc, None).layout
-    size, alignment = layout
+    check_target(cc)
+    # the provider alone: its layout needs no callback code
+    size, alignment = provider_layout(plan.symbol, _source(plan), cc=cc, what=_what(plan))
     # numba-cuda allocates aligned shared arrays in multiples of 8 bytes
     return TempStorageLayout(size, max(alignment, 8))
 

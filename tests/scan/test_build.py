@@ -72,7 +72,7 @@ def test_callbacks_are_compiled_by_the_front_end_and_cached_under_its_name(
     assert built.link[0].symbol == built.symbol
     assert len(built.link) == 2  # the provider, then the callback
     assert built.link[1].symbol.startswith("statefn_stateful_")
-    assert other.layout == built.layout
+    assert other.link[0] == built.link[0]  # one provider unit for both front ends
 
 
 def test_plans_without_callbacks_need_no_compiler() -> None:
@@ -83,3 +83,45 @@ def test_plans_without_callbacks_need_no_compiler() -> None:
     assert layout.alignment > 0
     with pytest.raises(TypeError, match="needs a callback compiler"):
         _build.build(_plan(), (9, 0), None)
+
+
+def test_a_kernel_build_does_not_read_temp_storage_layouts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """Only ``block.temp_storage`` links a unit to PTX for its layout; a kernel's
+    build compiles its one unit and nothing else."""
+    from numba import cuda
+
+    import scan
+    from scan import block
+
+    def kernel(src: Any, dst: Any) -> None:
+        items = cuda.local.array(4, np.int32)
+        block.load(src, 0, items)
+        block.inclusive_sum(items, items)
+        block.store(dst, 0, items)
+
+    from scan import _compile
+
+    reads: list[str] = []
+    read_layouts = _compile._read_layouts
+
+    def counted(name: str, *args: Any) -> Any:
+        reads.append(name)
+        return read_layouts(name, *args)
+
+    monkeypatch.setattr(_compile, "_read_layouts", counted)
+    monkeypatch.setenv(_cache.ENV_CACHE_DIR, str(tmp_path))
+    _cache._reset_default_cache()
+    try:
+        scan.compile(cuda.jit(kernel), "void(int32[::1], int32[::1])", cc=(9, 0), block=64)
+        kernel_stats, kernel_reads = _cache.stats(), len(reads)
+        block.temp_storage("scan", np.int32, 64, 4, algorithm=None, cc=(9, 0))
+        query_stats = _cache.stats()
+    finally:
+        _cache._reset_default_cache()
+    assert kernel_stats["builds:provider"] == 1
+    assert kernel_reads == 0
+    assert "builds:layout" not in kernel_stats
+    assert query_stats["builds:layout"] == 1
+    assert len(reads) == 1

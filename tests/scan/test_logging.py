@@ -28,16 +28,18 @@ def test_builds_and_hits_go_to_the_scan_logger(
         caplog.set_level(logging.DEBUG, logger="scan")
         block.temp_storage("store", np.int16, 96, 3, algorithm="transpose", cc=(9, 0))
         built = [r for r in caplog.records if r.name == "scan.build" and r.levelno == logging.INFO]
-        assert len(built) == 1
-        message = built[0].getMessage()
-        assert message.startswith("built provider statefn_scan_store_")
-        assert "(store of int16, 96 threads x 3 items, transpose) for sm_90 in " in message
+        # the provider's unit, then its temp-storage layout read from it
+        assert [m.getMessage().split()[1] for m in built] == ["provider", "layout"]
+        for record, kind in zip(built, ("provider", "layout"), strict=True):
+            message = record.getMessage()
+            assert message.startswith(f"built {kind} statefn_scan_store_")
+            assert "(store of int16, 96 threads x 3 items, transpose) for sm_90 in " in message
         caplog.clear()
         _cache._reset_default_cache()  # a new process: the entry comes from disk
         block.temp_storage("store", np.int16, 96, 3, algorithm="transpose", cc=(9, 0))
         hits = [r.getMessage() for r in caplog.records if r.name == "scan.build"]
-        assert len(hits) == 1
-        assert hits[0].startswith("cache hit: provider statefn_scan_store_")
+        assert len(hits) == 1  # the layout alone: the unit is not read again
+        assert hits[0].startswith("cache hit: layout statefn_scan_store_")
         assert caplog.records[-1].levelno == logging.DEBUG
     finally:
         _cache._reset_default_cache()
