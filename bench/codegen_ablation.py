@@ -60,32 +60,32 @@ def _forget_units() -> None:
 
 
 @contextlib.contextmanager
-def items_first(enabled: bool) -> Iterator[None]:
-    """Compile with the thread's items scanned first or after them (CUB's order), whatever
-    the library chooses for the configuration."""
-    original = codegen.thread_items_first
+def _compiled_with(**patches: Any) -> Iterator[None]:
+    """Compile with these attributes of ``scan._codegen`` replaced."""
+    originals = {name: getattr(codegen, name) for name in patches}
     _forget_units()
-    if not enabled:
-        codegen.thread_items_first = lambda plan: False
+    for name, value in patches.items():
+        setattr(codegen, name, value)
     try:
         yield
     finally:
-        codegen.thread_items_first = original
+        for name, value in originals.items():
+            setattr(codegen, name, value)
         _forget_units()
 
 
-@contextlib.contextmanager
-def plus(enabled: bool) -> Iterator[None]:
-    """Compile with ``+`` given to CUB as ``::cuda::std::plus<>`` or as the unit's functor,
-    whatever the library chooses for the configuration."""
-    original = codegen.cub_plus
-    _forget_units()
-    codegen.cub_plus = lambda plan: enabled and original(plan)
-    try:
-        yield
-    finally:
-        codegen.cub_plus = original
-        _forget_units()
+def items_first(enabled: bool) -> contextlib.AbstractContextManager[None]:
+    """Compile with the thread's items scanned first, as the library does, or after
+    them (CUB's order)."""
+    return _compiled_with() if enabled else _compiled_with(thread_items_first=lambda plan: False)
+
+
+def plus(enabled: bool) -> contextlib.AbstractContextManager[None]:
+    """Compile with ``+`` given to CUB as ``::cuda::std::plus<>`` (also at the shapes of
+    ``OWN_PLUS``) or as the unit's functor."""
+    if enabled:
+        return _compiled_with(OWN_PLUS=frozenset())
+    return _compiled_with(cub_plus=lambda plan: False)
 
 
 TOGGLES = {

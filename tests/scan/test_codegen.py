@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.plans import scan_plan
 
 import statefn
 from scan._codegen import (
@@ -21,7 +22,7 @@ from scan._codegen import (
     thread_items_first,
     whole_warps_partial,
 )
-from scan._plan import ArrayFact, ScalarFact, plan_scan, plan_tile_io
+from scan._plan import ArrayFact, ScalarFact, plan_tile_io
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("STATEFN_SCAN_UPDATE_GOLDEN") == "1"
@@ -39,25 +40,6 @@ PREFIX = CallbackDecl(
     c_decl='extern "C" __device__ int statefn_stateful_cb(void* result, void* state, '
     "const void* aggregate);",
 )
-
-
-def scan_plan(**over):
-    kwargs = {
-        "function": "inclusive_sum",
-        "values": ArrayFact(np.int32, 1, 4),
-        "out": None,
-        "mode": "inclusive",
-        "scan_op": "+",
-        "initial_value": None,
-        "prefix_op": None,
-        "prefix_state": None,
-        "block_aggregate": None,
-        "algorithm": "raking",
-        "temp_storage": None,
-        "block": (128, 1, 1),
-    }
-    kwargs.update(over)
-    return plan_scan(**kwargs)
 
 
 CASES = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.plans import scan_plan
 
 from scan import block
 from scan._plan import (
@@ -13,7 +14,6 @@ from scan._plan import (
     ArrayFact,
     default_io_algorithm,
     default_scan_algorithm,
-    plan_scan,
     plan_tile_io,
 )
 from scan._vocab import IO_ALGORITHMS, SCAN_ALGORITHMS
@@ -33,21 +33,8 @@ def _io(threads: int, items: int, dtype: type) -> str:
 
 
 def _scan(threads: int, items: int, dtype: type) -> str:
-    dt = np.dtype(dtype)
-    return plan_scan(
-        function="inclusive_sum",
-        values=ArrayFact(dtype=dt, ndim=1, length=items),
-        out=None,
-        mode="inclusive",
-        scan_op="+",
-        initial_value=None,
-        prefix_op=None,
-        prefix_state=None,
-        block_aggregate=None,
-        algorithm=None,
-        temp_storage=None,
-        block=(threads, 1, 1),
-    ).algorithm
+    values = ArrayFact(dtype=np.dtype(dtype), ndim=1, length=items)
+    return scan_plan(values=values, algorithm=None, block=(threads, 1, 1)).algorithm
 
 
 def test_the_tables_name_known_algorithms_for_whole_warps() -> None:

@@ -18,13 +18,14 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers.plans import scan_plan
 from numba import cuda
 
 import scan
 import statefn
 from scan import block
 from scan._codegen import OWN_PLUS, cub_plus
-from scan._plan import ArrayFact, plan_scan
+from scan._plan import ArrayFact
 
 pytestmark = pytest.mark.nvrtc
 
@@ -34,18 +35,11 @@ CC = (9, 0)
 def _plan(
     dtype: Any, op: str, algorithm: str = "warp_scans", threads: int = 128, items: int = 4
 ) -> Any:
-    return plan_scan(
+    return scan_plan(
         function="scan",
         values=ArrayFact(np.dtype(dtype), 1, items),
-        out=None,
-        mode="inclusive",
         scan_op=op,
-        initial_value=None,
-        prefix_op=None,
-        prefix_state=None,
-        block_aggregate=None,
         algorithm=algorithm,
-        temp_storage=None,
         block=(threads, 1, 1),
     )
 
