@@ -11,13 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import record_cases as rc
+from helpers.plans import scan_plan
 from numba.cuda import types
 from numba.cuda.np.numpy_support import from_dtype
 
 import scan
 import statefn
 from scan._codegen import CallbackDecl, render_scan, render_tile_io
-from scan._plan import ArrayFact, ScalarFact, TupleFact, plan_scan, plan_tile_io
+from scan._plan import ArrayFact, ScalarFact, TupleFact, plan_tile_io
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", reason="compiles real kernels"
@@ -30,22 +31,8 @@ VI = np.dtype([("value", np.float32), ("pos", np.int32)], align=True)
 
 
 def plan(**over):
-    kwargs = {
-        "function": "inclusive_scan",
-        "values": ArrayFact(PAIR, 1, 4),
-        "out": None,
-        "mode": "inclusive",
-        "scan_op": rc.combine,
-        "initial_value": None,
-        "prefix_op": None,
-        "prefix_state": None,
-        "block_aggregate": None,
-        "algorithm": "raking",
-        "temp_storage": None,
-        "block": (128, 1, 1),
-    }
-    kwargs.update(over)
-    return plan_scan(**kwargs)
+    record = {"function": "inclusive_scan", "values": ArrayFact(PAIR, 1, 4), "scan_op": rc.combine}
+    return scan_plan(**{**record, **over})
 
 
 # ---------------------------------------------------------------- refusals
