@@ -6,8 +6,10 @@
 FULL.csv measured every configuration (explicit algorithms); DEFAULTS.csv
 measured the library's defaults in the cells where they changed after FULL.
 For each cell the project's figure is the default's: from DEFAULTS.csv where
-it has the cell, else FULL.csv's kernel with the same explicit algorithms
-(the same plan, so the same generated code). Ratios are GB/s over the best
+it has the cell, else FULL.csv's kernel written without ``algorithm=``
+(``project_default``), else FULL.csv's kernel naming the default algorithms
+(the same plans except where the default tile I/O is ``vectorize`` falling
+back to ``warp_transpose``, which no name selects). Ratios are GB/s over the best
 CUB C++ configuration and the best Triton configuration of the same run.
 """
 
@@ -16,7 +18,7 @@ import sys
 
 import numpy as np
 
-from scan._plan import default_io_algorithm, default_scan_algorithm
+from scan._plan import default_io, default_scan_algorithm
 
 
 def _rows(path, task="rowscan"):
@@ -55,7 +57,8 @@ for k in sorted(
     dt, shape, t, i = k
     d = np.dtype(dt)
     sa = default_scan_algorithm((t, 1, 1), i, d)
-    io = default_io_algorithm((t, 1, 1), i, d)
+    io, unaligned = default_io((t, 1, 1), i, d)
+    shown = io if unaligned is None else f"{io}, else {unaligned}"
     src = "full run"
     rs = cells[k]
     if k in vcells:
@@ -63,9 +66,12 @@ for k in sorted(
         src = "defaults run"
         proj = [r for r in rs if r["impl"] == "project_default"]
     else:
-        proj = [r for r in rs if r["impl"] == "project" and r["scan_algo"] == sa and r["io"] == io]
-        if not proj and sa == "raking" and io == "warp_transpose":
-            proj = [r for r in rs if r["impl"] == "project_default"]
+        # the kernel written without algorithm=, else the same algorithms named
+        proj = [r for r in rs if r["impl"] == "project_default"]
+        if not proj:
+            proj = [
+                r for r in rs if r["impl"] == "project" and r["scan_algo"] == sa and r["io"] == io
+            ]
     if not proj:
         print("MISSING", k, sa, io)
         continue
@@ -76,7 +82,7 @@ for k in sorted(
     ts = f"{float(tri[0]['gbps']):.0f} | {p / float(tri[0]['gbps']):.3f}" if tri else "- | -"
     ratio = p / c
     print(
-        f"| {dt} | {shape} | {t} x {i} | {sa} / {io} | {p:.0f} "
+        f"| {dt} | {shape} | {t} x {i} | {sa} / {shown} | {p:.0f} "
         f"| {c:.0f} ({cub['scan_algo']} / {cub['io']}) | {ratio:.3f} | {ts} | {src} |"
     )
     if ratio < 0.97:

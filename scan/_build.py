@@ -39,7 +39,7 @@ from ._errors import PlanError
 from ._keys import cache_key, compile_key
 from ._plan import ArrayFact, ScanPlan, TileIOPlan, plan_scan, plan_tile_io, resolve_block
 from ._target import arch
-from ._vocab import NO_SHARED_MEMORY_IO, TempStorageLayout
+from ._vocab import TempStorageLayout
 
 __all__ = [
     "Built",
@@ -202,7 +202,7 @@ def _shares_storage(plan: ScanPlan | TileIOPlan) -> bool:
         return False
     if isinstance(plan, ScanPlan):
         return not callback_barrier_suffices(plan)
-    return plan.algorithm not in NO_SHARED_MEMORY_IO
+    return plan.uses_shared_memory
 
 
 def provider_group(

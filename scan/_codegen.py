@@ -25,7 +25,6 @@ from ._vocab import (
     CUB_LOAD_ALGORITHMS,
     CUB_SCAN_ALGORITHMS,
     CUB_STORE_ALGORITHMS,
-    NO_SHARED_MEMORY_IO,
     c_type,
 )
 
@@ -111,6 +110,8 @@ def _summary(plan: ScanPlan | TileIOPlan) -> str:
         if not f.init or f.name == "function":
             continue
         value = getattr(plan, f.name)
+        if f.name == "unaligned" and value is None:
+            continue  # as before the field existed
         if isinstance(value, np.dtype):
             value = statefn.dtype_name(value).replace(" ", "")
         elif isinstance(value, statefn.ScanOperator):
@@ -521,22 +522,44 @@ def render_tile_io(
     algos = CUB_LOAD_ALGORITHMS if load else CUB_STORE_ALGORITHMS
     method = "Load" if load else "Store"
     extra_types = ""
+    temp_type = "typename block_io_t::TempStorage"
     full = f"    block_io_t(temp_storage).{method}(p, thread_items);"
+    sync = (
+        "  __syncthreads(); // temp storage may be reused after this barrier"
+        if plan.auto_sync and plan.uses_shared_memory
+        else ""
+    )
     if plan.algorithm == "vectorize":
-        # Vector accesses need 16-byte alignment; fall back to direct accesses
-        # otherwise, whatever the CUB version does on its own.
-        direct = "BLOCK_LOAD_DIRECT" if load else "BLOCK_STORE_DIRECT"
+        # Vector accesses need 16-byte alignment. Otherwise: direct accesses,
+        # whatever the CUB version does on its own, or CUB's warp_transpose
+        # (plan.unaligned), whose temp storage the call then owns; the branch
+        # is the same in every thread, so its barrier is too.
         cub_class = "BlockLoad" if load else "BlockStore"
-        extra_types = (
-            f"using block_direct_t = cub::{cub_class}<value_t, {plan.block[0]}, "
-            f"{plan.items_per_thread}, cub::{direct}, {plan.block[1]}, {plan.block[2]}>;"
-        )
+        shape = f"{plan.block[0]}, {plan.items_per_thread}"
+        dims = f"{plan.block[1]}, {plan.block[2]}"
+        if plan.unaligned is None:
+            fallback = "block_direct_t"
+            direct = "BLOCK_LOAD_DIRECT" if load else "BLOCK_STORE_DIRECT"
+            extra_types = (
+                f"using {fallback} = cub::{cub_class}<value_t, {shape}, cub::{direct}, {dims}>;"
+            )
+            aligned_call = f"block_io_t(temp_storage).{method}(p, thread_items);"
+            fallback_call = f"      {fallback}().{method}(p, thread_items);\n"
+        else:
+            fallback = "block_transpose_t"
+            transpose = algos[plan.unaligned]
+            fallback_type = f"cub::{cub_class}<value_t, {shape}, cub::{transpose}, {dims}>"
+            temp_type = f"typename {fallback_type}::TempStorage"
+            extra_types = f"using {fallback} = {fallback_type};"
+            aligned_call = f"block_io_t().{method}(p, thread_items);"
+            fallback_call = f"      {fallback}(temp_storage).{method}(p, thread_items);\n"
+            if sync:
+                fallback_call += f"    {sync}\n"
+                sync = ""
         full = (
             "    if (reinterpret_cast<unsigned long long>(p) % 16 == 0) {\n"
-            f"      block_io_t(temp_storage).{method}(p, thread_items);\n"
-            "    } else {\n"
-            f"      block_direct_t().{method}(p, thread_items);\n"
-            "    }"
+            f"      {aligned_call}\n"
+            "    } else {\n" + fallback_call + "    }"
         )
     if plan.algorithm == "striped":
         oob = ", *static_cast<const value_t*>(oob_default)" if load and plan.has_oob_default else ""
@@ -591,7 +614,6 @@ def render_tile_io(
         full_condition=full_condition,
         full_comment=full_comment,
         partial_tile=partial,
-        sync="  __syncthreads(); // temp storage may be reused after this barrier"
-        if plan.auto_sync and plan.algorithm not in NO_SHARED_MEMORY_IO
-        else "",
+        sync=sync,
+        temp_type=temp_type,
     )

@@ -25,6 +25,7 @@ from ._vocab import (
     BITWISE_OPERATORS,
     IO_ALGORITHMS,
     MODES,
+    NO_SHARED_MEMORY_IO,
     SCAN_ALGORITHMS,
     VALUE_DTYPES,
     WARP_ALGORITHMS,
@@ -44,6 +45,7 @@ __all__ = [
     "TupleFact",
     "check_launch_bounds",
     "check_unknown_keywords",
+    "default_io",
     "default_io_algorithm",
     "plan_scan",
     "plan_tile_io",
@@ -232,6 +234,12 @@ class TileIOPlan:
         Loads only: out-of-range items receive a default value.
     temp_storage : {"implicit", "caller"}
     auto_sync : bool
+    unaligned : {None, "warp_transpose"}
+        ``vectorize`` only: how a tile whose address is not 16-byte aligned
+        moves. None: direct accesses, as CUB's ``BLOCK_*_VECTORIZE`` does;
+        ``"warp_transpose"``: CUB's warp-striped accesses and exchange (the
+        default tile I/O where :data:`DEFAULT_IO` names
+        :data:`VECTORIZE_ELSE_WARP_TRANSPOSE`). Not a user-facing name.
     """
 
     direction: Literal["load", "store"]
@@ -242,12 +250,20 @@ class TileIOPlan:
     has_oob_default: bool
     temp_storage: TempMode
     auto_sync: bool
+    unaligned: Literal["warp_transpose"] | None = None
     key: str = attrs.field(init=False, eq=False, repr=False)
 
     @key.default
     def _key(self) -> str:
         fields = {f.name: getattr(self, f.name) for f in attrs.fields(TileIOPlan) if f.init}
+        if fields["unaligned"] is None:
+            del fields["unaligned"]  # the keys plans had before the field existed
         return _digest("tile_io", fields)
+
+    @property
+    def uses_shared_memory(self) -> bool:
+        """Whether some path of the call moves items through its ``TempStorage``."""
+        return self.algorithm not in NO_SHARED_MEMORY_IO or self.unaligned is not None
 
     @property
     def symbol(self) -> str:
@@ -684,12 +700,29 @@ _SHARED_MEMORY = {
 # tile I/O
 
 
-def default_io_algorithm(block: Block, items_per_thread: int, dtype: np.dtype[Any]) -> str:
-    """The load/store algorithm used when none is named (see :data:`DEFAULT_IO`)."""
+def default_io(
+    block: Block, items_per_thread: int, dtype: np.dtype[Any]
+) -> tuple[str, Literal["warp_transpose"] | None]:
+    """The load/store algorithm used when none is named, and its :attr:`TileIOPlan.unaligned`.
+
+    See :data:`DEFAULT_IO`.
+    """
     threads = block[0] * block[1] * block[2]
     if threads % 32:
-        return "transpose"
-    return DEFAULT_IO.get((threads, items_per_thread, _size_class(dtype)), "warp_transpose")
+        return "transpose", None
+    name = DEFAULT_IO.get((threads, items_per_thread, _size_class(dtype)), "warp_transpose")
+    if name == VECTORIZE_ELSE_WARP_TRANSPOSE:
+        return "vectorize", "warp_transpose"
+    return name, None
+
+
+def default_io_algorithm(block: Block, items_per_thread: int, dtype: np.dtype[Any]) -> str:
+    """The load/store algorithm used when none is named (see :data:`DEFAULT_IO`).
+
+    ``vectorize`` also where it falls back to ``warp_transpose`` on tiles that
+    are not 16-byte aligned (:func:`default_io`).
+    """
+    return default_io(block, items_per_thread, dtype)[0]
 
 
 def default_scan_algorithm(block: Block, items_per_thread: int, dtype: np.dtype[Any]) -> str:
@@ -705,24 +738,34 @@ def _size_class(dtype: np.dtype[Any]) -> int:
     return int(np.dtype(dtype).itemsize)
 
 
+#: A :data:`DEFAULT_IO` entry: ``vectorize`` where a tile is 16-byte aligned and
+#: ``warp_transpose`` where it is not (a plan with ``unaligned="warp_transpose"``).
+VECTORIZE_ELSE_WARP_TRANSPOSE = "vectorize_else_warp_transpose"
+
 #: Tile I/O algorithm when none is named, by (threads, items per thread, item
 #: bytes); anything else gets ``warp_transpose`` (``transpose`` when the block
 #: is not whole warps). From the fastest configuration of a tile-loop row scan
 #: with a stateful prefix callback, measured on an H200 against every CUB C++
-#: configuration (docs/performance.md, "Defaults"). Vector loads win only at
-#: 128 x 4 with 4-byte items; at 256 and 512 threads ``warp_transpose`` is
-#: within 2% of them on aligned rows and 2-6% faster at 256 x 4 on rows that
-#: are not 16-byte aligned, where ``vectorize`` falls back to direct accesses
-#: (2.8-4.3 times at 8 and 16 items).
+#: configuration (docs/performance.md, "Defaults"). Vector loads win at 128 x 4
+#: and 256 x 4 with 4-byte items. At 128 x 4 CUB's own fallback (direct
+#: accesses on tiles that are not 16-byte aligned) costs little; at 256 x 4 it
+#: made ``vectorize`` 2-6% slower than ``warp_transpose`` on unaligned rows,
+#: while on aligned rows ``warp_transpose`` was 0.9-1.9% behind, so there the
+#: unaligned tiles take ``warp_transpose``. At 8 and 16 items ``warp_transpose``
+#: is within 2% of vector loads on aligned rows, and direct accesses would cost
+#: 2.8-4.3 times on unaligned ones.
 DEFAULT_IO: dict[tuple[int, int, int], str] = {
     (128, 4, 4): "vectorize",
+    (256, 4, 4): VECTORIZE_ELSE_WARP_TRANSPOSE,
 }
 
 #: Scan algorithm when none is named, by (threads, items per thread, item
 #: bytes); anything else gets ``raking``. Measured as :data:`DEFAULT_IO`:
-#: ``warp_scans`` is 10% faster at 512 x 8, and at 16 items a thread it is as
-#: fast as ``raking`` on long rows and faster on rows shorter than one tile.
+#: ``warp_scans`` is 10% faster at 512 x 8, 0.2-0.6% at 128 x 8, and at 16
+#: items a thread it is as fast as ``raking`` on long rows and faster on rows
+#: shorter than one tile.
 DEFAULT_SCAN: dict[tuple[int, int, int], str] = {
+    (128, 8, 4): "warp_scans",
     (512, 8, 4): "warp_scans",
     (256, 16, 4): "warp_scans",
     (512, 16, 4): "warp_scans",
@@ -767,8 +810,9 @@ def plan_tile_io(
             f"{f}: items have dtype {items.dtype} but {name} has {array.dtype}; "
             "use the same dtype for both"
         )
+    unaligned = None
     if algorithm is None:
-        algorithm = default_io_algorithm(block, ipt, value_dtype)
+        algorithm, unaligned = default_io(block, ipt, value_dtype)
     if algorithm not in IO_ALGORITHMS:
         raise PlanError(
             f"{f}: algorithm must be one of {', '.join(map(repr, IO_ALGORITHMS))} "
@@ -788,4 +832,5 @@ def plan_tile_io(
         has_oob_default=oob_default is not None,
         temp_storage=_temp_mode(f, temp_storage),
         auto_sync=auto_sync,
+        unaligned=unaligned,
     )

@@ -59,7 +59,7 @@ from .._plan import (
     TileIOPlan,
     TupleFact,
 )
-from .._vocab import NO_SHARED_MEMORY_IO, WARP_THREADS
+from .._vocab import WARP_THREADS
 
 __all__ = [
     "CONTRACT_ENV",
@@ -947,8 +947,23 @@ def tile_io_call(function: str, bound: Mapping[str, Any]) -> None:
             for i, pos in enumerate(positions):
                 if pos < valid:
                     array[start + pos] = items[i]
-    if plan.auto_sync and plan.algorithm not in NO_SHARED_MEMORY_IO:
+    if plan.auto_sync and _moved_through_shared_memory(plan, array, start, valid):
         _barrier(thread)
+
+
+def _moved_through_shared_memory(
+    plan: TileIOPlan, array: np.ndarray[Any, Any], start: int, valid: int
+) -> bool:
+    """Whether the generated provider's path for this tile uses its temp storage.
+
+    ``vectorize`` with ``unaligned="warp_transpose"`` does only for a full tile
+    whose address is not 16-byte aligned (partial tiles move without shared
+    memory for every algorithm but ``striped``, which has none).
+    """
+    if plan.unaligned is None:
+        return plan.uses_shared_memory
+    address = int(array.__array_interface__["data"][0]) + start * array.itemsize
+    return valid >= plan.tile_items and address % 16 != 0
 
 
 # ---------------------------------------------------------------------------

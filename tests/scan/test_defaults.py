@@ -11,6 +11,7 @@ from scan import block
 from scan._plan import (
     DEFAULT_IO,
     DEFAULT_SCAN,
+    VECTORIZE_ELSE_WARP_TRANSPOSE,
     ArrayFact,
     default_io_algorithm,
     default_scan_algorithm,
@@ -39,7 +40,7 @@ def _scan(threads: int, items: int, dtype: type) -> str:
 
 def test_the_tables_name_known_algorithms_for_whole_warps() -> None:
     for (threads, items, size), algo in DEFAULT_IO.items():
-        assert algo in IO_ALGORITHMS
+        assert algo in IO_ALGORITHMS or algo == VECTORIZE_ELSE_WARP_TRANSPOSE
         assert threads % 32 == 0
         assert items > 0
         assert size in (1, 2, 4, 8, 16)
@@ -51,7 +52,10 @@ def test_the_tables_name_known_algorithms_for_whole_warps() -> None:
 @pytest.mark.parametrize(
     ("threads", "items", "dtype", "io", "algo"),
     [
-        (256, 4, np.int32, "warp_transpose", "raking"),
+        (256, 4, np.int32, "vectorize", "raking"),  # else warp_transpose (unaligned)
+        (256, 4, np.float32, "vectorize", "raking"),
+        (128, 8, np.int32, "warp_transpose", "warp_scans"),
+        (128, 8, np.float32, "warp_transpose", "warp_scans"),
         (512, 4, np.float32, "warp_transpose", "raking"),
         (128, 4, np.int32, "vectorize", "raking"),
         (256, 16, np.float32, "warp_transpose", "warp_scans"),

@@ -26,6 +26,11 @@ CASES = {
     "default-io-running": ScanCase(
         block=(64, 1, 1), items_per_thread=4, tiles=3, prefix="running", io="default", short=37
     ),
+    # 256 x 4 int32: vector accesses on the first (16-byte aligned) row, the
+    # warp_transpose fallback and its barrier on the second (3069 items a row)
+    "default-io-vector-or-transpose": ScanCase(
+        block=(256, 1, 1), items_per_thread=4, tiles=3, prefix="running", io="default", short=3
+    ),
     "warp-scans-timesliced-caller": ScanCase(
         entry="exclusive_scan",
         mode="exclusive",

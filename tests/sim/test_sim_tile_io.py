@@ -71,3 +71,11 @@ def test_empty_tile_leaves_items_alone():
     got = check(case)
     assert (got["loaded"] == bc.SENTINEL).all()
     assert (got["dst"] == bc.SENTINEL).all()
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32"])
+def test_default_vector_moves_on_aligned_and_unaligned_rows(dtype):
+    # 256 x 4 with 4-byte items: vector accesses where a tile is 16-byte
+    # aligned, warp_transpose where it is not. Rows of 2 tiles and 3 items
+    # start at every alignment mod 16 bytes; the last tile of each is partial.
+    check(IOCase(dtype=dtype, block=(256, 1, 1), items_per_thread=4, length=2051), rows=4)
