@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-"""A scan plan for tests: an int32 ``inclusive_sum`` of 4 items at 128 threads, ``raking``,
-with any of :func:`scan._plan.plan_scan`'s arguments overridden."""
+"""Plans for tests: :func:`scan_plan` (an int32 ``inclusive_sum`` of 4 items at 128
+threads, ``raking``, with any of :func:`scan._plan.plan_scan`'s arguments overridden)
+and :func:`tile_plan`."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from scan._plan import ArrayFact, ScanPlan, plan_scan
+from scan._plan import ArrayFact, ScanPlan, TileIOPlan, plan_scan, plan_tile_io
 
 
 def scan_plan(**over: Any) -> ScanPlan:
@@ -29,3 +30,19 @@ def scan_plan(**over: Any) -> ScanPlan:
     }
     kwargs.update(over)
     return plan_scan(**kwargs)
+
+
+def tile_plan(
+    direction: str, dtype: Any, threads: int, items: int, algorithm: str | None
+) -> TileIOPlan:
+    """:func:`scan._plan.plan_tile_io` for a 1-D array and library-owned storage."""
+    dt = np.dtype(dtype)
+    return plan_tile_io(
+        function=direction,  # type: ignore[arg-type]
+        array=ArrayFact(dtype=dt, ndim=1),
+        items=ArrayFact(dtype=dt, ndim=1, length=items),
+        algorithm=algorithm,
+        oob_default=None,
+        temp_storage=None,
+        block=(threads, 1, 1),
+    )

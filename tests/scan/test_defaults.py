@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers.plans import scan_plan
+from helpers.plans import scan_plan, tile_plan
 
 from scan import block
 from scan._plan import (
@@ -15,22 +15,12 @@ from scan._plan import (
     ArrayFact,
     default_io_algorithm,
     default_scan_algorithm,
-    plan_tile_io,
 )
 from scan._vocab import IO_ALGORITHMS, SCAN_ALGORITHMS
 
 
 def _io(threads: int, items: int, dtype: type) -> str:
-    dt = np.dtype(dtype)
-    return plan_tile_io(
-        function="load",
-        array=ArrayFact(dtype=dt, ndim=1),
-        items=ArrayFact(dtype=dt, ndim=1, length=items),
-        algorithm=None,
-        oob_default=None,
-        temp_storage=None,
-        block=(threads, 1, 1),
-    ).algorithm
+    return tile_plan("load", dtype, threads, items, None).algorithm
 
 
 def _scan(threads: int, items: int, dtype: type) -> str:

@@ -15,32 +15,19 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers.plans import tile_plan
 from numba import cuda
 
 from scan import block
 from scan._codegen import render_tile_io
-from scan._plan import ArrayFact, plan_tile_io
 
 CC = (9, 0)
-
-
-def _plan(direction: str, dtype: Any, threads: int, items: int, algorithm: str | None) -> Any:
-    dt = np.dtype(dtype)
-    return plan_tile_io(
-        function=direction,  # type: ignore[arg-type]
-        array=ArrayFact(dtype=dt, ndim=1),
-        items=ArrayFact(dtype=dt, ndim=1, length=items),
-        algorithm=algorithm,
-        oob_default=None,
-        temp_storage=None,
-        block=(threads, 1, 1),
-    )
 
 
 @pytest.mark.parametrize("direction", ["load", "store"])
 @pytest.mark.parametrize("dtype", [np.int32, np.float32, np.uint32])
 def test_default_at_256_by_4_falls_back_to_warp_transpose(direction: str, dtype: Any) -> None:
-    plan = _plan(direction, dtype, 256, 4, None)
+    plan = tile_plan(direction, dtype, 256, 4, None)
     assert (plan.algorithm, plan.unaligned) == ("vectorize", "warp_transpose")
     assert plan.uses_shared_memory
 
@@ -55,19 +42,19 @@ def test_default_at_256_by_4_falls_back_to_warp_transpose(direction: str, dtype:
     ],
 )
 def test_other_plans_have_no_fallback(dtype: Any, threads: int, items: int, algorithm: Any) -> None:
-    plan = _plan("load", dtype, threads, items, algorithm)
+    plan = tile_plan("load", dtype, threads, items, algorithm)
     assert plan.unaligned is None
 
 
 def test_the_fallback_is_part_of_the_key() -> None:
-    named = _plan("load", np.int32, 256, 4, "vectorize")
-    default = _plan("load", np.int32, 256, 4, None)
+    named = tile_plan("load", np.int32, 256, 4, "vectorize")
+    default = tile_plan("load", np.int32, 256, 4, None)
     assert named.key != default.key
     assert named != default
 
 
 def test_source_takes_warp_transpose_and_a_barrier_only_when_unaligned() -> None:
-    text = render_tile_io(_plan("load", np.int32, 256, 4, None))
+    text = render_tile_io(tile_plan("load", np.int32, 256, 4, None))
     assert "cub::BLOCK_LOAD_DIRECT" not in text
     full = text[
         text.index("if (valid >= 1024)") : text.index("} else {\n    const int valid_items")
@@ -79,7 +66,7 @@ def test_source_takes_warp_transpose_and_a_barrier_only_when_unaligned() -> None
     assert "__syncthreads" in unaligned
     assert text.count("__syncthreads") == 1
     assert "typename cub::BlockLoad<value_t, 256, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE" in text
-    named = render_tile_io(_plan("store", np.int32, 256, 4, "vectorize"))
+    named = render_tile_io(tile_plan("store", np.int32, 256, 4, "vectorize"))
     assert "cub::BLOCK_STORE_DIRECT" in named
     assert "__syncthreads" not in named
 
