@@ -749,7 +749,7 @@ VECTORIZE_ELSE_WARP_TRANSPOSE = "vectorize_else_warp_transpose"
 #: configuration (docs/performance.md, "Defaults"). Vector loads win at 128 x 4
 #: and 256 x 4 with 4-byte items. At 128 x 4 CUB's own fallback (direct
 #: accesses on tiles that are not 16-byte aligned) costs little; at 256 x 4 it
-#: made ``vectorize`` 2-6% slower than ``warp_transpose`` on unaligned rows,
+#: made ``vectorize`` 1.8-5.3% slower than ``warp_transpose`` on unaligned rows,
 #: while on aligned rows ``warp_transpose`` was 0.9-1.9% behind, so there the
 #: unaligned tiles take ``warp_transpose``. At 8 and 16 items ``warp_transpose``
 #: is within 2% of vector loads on aligned rows, and direct accesses would cost
