@@ -19,6 +19,15 @@
 
 #include <cstddef>
 
+// The kernels' pointer qualifier: __restrict__, as a CUB user writes a kernel
+// whose input and output do not overlap (the compiler may then load through the
+// read-only path, LDG.E.CONSTANT in SASS). bench/matrix.py --cub-restrict
+// defines it empty for kernels that assume no such thing, as the library's
+// loads cannot.
+#ifndef ROWSCAN_RESTRICT
+#define ROWSCAN_RESTRICT __restrict__
+#endif
+
 namespace rowscan_bench {
 
 // Stateful prefix callback: returns the total of all earlier tiles and adds
@@ -53,8 +62,8 @@ __host__ __device__ constexpr bool uses_shared(cub::BlockStoreAlgorithm a) {
 // bounds (row_inclusive_sum below, or a generated extern "C" wrapper).
 template <typename T, typename S, int BLOCK, int ITEMS, cub::BlockLoadAlgorithm LOAD,
           cub::BlockStoreAlgorithm STORE, cub::BlockScanAlgorithm SCAN>
-__device__ __forceinline__ void row_inclusive_sum_body(const T* __restrict__ src,
-                                                       T* __restrict__ dst, int cols) {
+__device__ __forceinline__ void row_inclusive_sum_body(const T* ROWSCAN_RESTRICT src,
+                                                       T* ROWSCAN_RESTRICT dst, int cols) {
   using Load = cub::BlockLoad<T, BLOCK, ITEMS, LOAD>;
   using Store = cub::BlockStore<T, BLOCK, ITEMS, STORE>;
   using Scan = cub::BlockScan<T, BLOCK, SCAN>;
@@ -101,8 +110,8 @@ __device__ __forceinline__ void row_inclusive_sum_body(const T* __restrict__ src
 // library's generated code does. The check runs once per row.
 template <typename T, typename S, int BLOCK, int ITEMS, cub::BlockLoadAlgorithm LOAD,
           cub::BlockStoreAlgorithm STORE, cub::BlockScanAlgorithm SCAN>
-__device__ __forceinline__ void row_inclusive_sum_dispatch(const T* __restrict__ src,
-                                                           T* __restrict__ dst, int cols) {
+__device__ __forceinline__ void row_inclusive_sum_dispatch(const T* ROWSCAN_RESTRICT src,
+                                                           T* ROWSCAN_RESTRICT dst, int cols) {
   if constexpr (LOAD == cub::BLOCK_LOAD_VECTORIZE || STORE == cub::BLOCK_STORE_VECTORIZE) {
     const std::size_t row_offset = static_cast<std::size_t>(blockIdx.x) * cols;
     const auto a = reinterpret_cast<unsigned long long>(src + row_offset);
@@ -120,7 +129,7 @@ __device__ __forceinline__ void row_inclusive_sum_dispatch(const T* __restrict__
 template <typename T, typename S, int BLOCK, int ITEMS, cub::BlockLoadAlgorithm LOAD,
           cub::BlockStoreAlgorithm STORE, cub::BlockScanAlgorithm SCAN>
 __global__ void __launch_bounds__(BLOCK)
-    row_inclusive_sum(const T* __restrict__ src, T* __restrict__ dst, int cols) {
+    row_inclusive_sum(const T* ROWSCAN_RESTRICT src, T* ROWSCAN_RESTRICT dst, int cols) {
   row_inclusive_sum_dispatch<T, S, BLOCK, ITEMS, LOAD, STORE, SCAN>(src, dst, cols);
 }
 
