@@ -9,6 +9,11 @@ unit again, and a unit that only includes CUB's block headers, with NVRTC's
 ``--time`` report (front end and optimizer):
 
     python bench/compile_phases.py [--repeats 3]
+
+``--concurrent N`` instead starts N such processes at once on one empty cache
+folder and prints each one's phases, with the CPU time its compile and link
+took and when its compile started after the first process's did: where the
+time of processes compiling the same kernel at once goes.
 """
 
 from __future__ import annotations
@@ -55,8 +60,53 @@ _lw.build = _build
 
 
 def _child() -> str:
-    child = CHILD.replace("t1 = time.perf_counter()", "t1 = time.perf_counter()\n" + INSTRUMENT, 1)
-    return child.replace('"stats": _cache.stats()', '"phases": PHASES', 1)
+    clocks = "_cpu1 = time.process_time()\n_wall1 = time.time()\n"
+    child = CHILD.replace(
+        "t1 = time.perf_counter()", "t1 = time.perf_counter()\n" + clocks + INSTRUMENT, 1
+    )
+    return child.replace(
+        '"stats": _cache.stats()',
+        '"phases": PHASES, "cpu": time.process_time() - _cpu1, "start": _wall1, '
+        '"builds": _cache.stats()',
+        1,
+    )
+
+
+def _concurrent(n: int) -> None:
+    """`n` instrumented cold processes at once on one cache folder, one row each."""
+    child = _child()
+    with tempfile.TemporaryDirectory(prefix="scan-cache-") as cache:
+        env = dict(os.environ, STATEFN_SCAN_CACHE_DIR=cache)
+        env.pop("NUMBA_ENABLE_CUDASIM", None)
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", child, "scan"],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(n)
+        ]
+        rows = []
+        for proc in procs:
+            out, err = proc.communicate()
+            if proc.returncode != 0:
+                raise RuntimeError(err)
+            rows.append(json.loads(out.strip().splitlines()[-1]))
+    first = min(r["start"] for r in rows)
+    print(
+        "| process | import (s) | compile starts at (s) | typing to first call (s) "
+        "| NVRTC (s) | unit in hand at (s) | compile (s) | link (s) | CPU in compile and link (s) |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for i, r in enumerate(rows):
+        p = r["phases"]
+        print(
+            f"| {i + 1} | {r['import']:.2f} | {r['start'] - first:.2f} | {p['first_call_at']:.2f} "
+            f"| {p.get('nvrtc', 0.0):.2f} | {p['first_unit_done_at']:.2f} "
+            f"| {r['compile']:.2f} | {r['link']:.2f} | {r['cpu']:.2f} |"
+        )
 
 
 def _nvrtc_report(source: str, include_dirs: list[str], options: list[str]) -> dict[str, float]:
@@ -83,7 +133,13 @@ def main(argv: list[str] | None = None) -> int:
     """Print each process's phases, then NVRTC's report of the unit and of the headers."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--concurrent", type=int, default=0, help="processes at once")
     args = parser.parse_args(argv)
+    if args.concurrent:
+        for _ in range(args.repeats):
+            _concurrent(args.concurrent)
+            print()
+        return 0
     child = _child()
     print(
         "| process | typing to first call (s) | NVRTC (s) | layouts (s) | unit built at (s) "
