@@ -27,8 +27,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-from compile_times import CHILD
+from compile_times import CHILD, _together
 
 INSTRUMENT = """
 import time as _time
@@ -74,26 +75,8 @@ def _child() -> str:
 
 def _concurrent(n: int) -> None:
     """`n` instrumented cold processes at once on one cache folder, one row each."""
-    child = _child()
     with tempfile.TemporaryDirectory(prefix="scan-cache-") as cache:
-        env = dict(os.environ, STATEFN_SCAN_CACHE_DIR=cache)
-        env.pop("NUMBA_ENABLE_CUDASIM", None)
-        procs = [
-            subprocess.Popen(
-                [sys.executable, "-c", child, "scan"],
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for _ in range(n)
-        ]
-        rows = []
-        for proc in procs:
-            out, err = proc.communicate()
-            if proc.returncode != 0:
-                raise RuntimeError(err)
-            rows.append(json.loads(out.strip().splitlines()[-1]))
+        rows: list[dict[str, Any]] = [dict(r) for r in _together(n, cache, _child())]
     first = min(r["start"] for r in rows)
     print(
         "| process | import (s) | compile starts at (s) | typing to first call (s) "

@@ -105,11 +105,11 @@ def _run(kind: str, cache_dir: str) -> dict[str, object]:
     return _parse(out.stdout)
 
 
-def _together(n: int, cache_dir: str) -> list[dict[str, object]]:
-    """`n` cold scan processes started at once on one cache folder."""
+def _together(n: int, cache_dir: str, child: str = CHILD) -> list[dict[str, object]]:
+    """`n` cold scan processes (``child``'s source) started at once on one cache folder."""
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", CHILD, "scan"],
+            [sys.executable, "-c", child, "scan"],
             env=_env(cache_dir),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
