@@ -20,7 +20,7 @@ import numpy as np
 
 import statefn
 
-from ._plan import ScanPlan, TileIOPlan
+from ._plan import ScanPlan, TileIOPlan, plan_fields
 from ._vocab import (
     CUB_LOAD_ALGORITHMS,
     CUB_SCAN_ALGORITHMS,
@@ -106,19 +106,14 @@ def _template(name: str) -> string.Template:
 
 def _summary(plan: ScanPlan | TileIOPlan) -> str:
     parts = []
-    for f in attrs.fields(type(plan)):
-        if not f.init or f.name == "function":
-            continue
-        value = getattr(plan, f.name)
-        if f.name == "unaligned" and value is None:
-            continue  # as before the field existed
+    for name, value in plan_fields(plan).items():
         if isinstance(value, np.dtype):
             value = statefn.dtype_name(value).replace(" ", "")
         elif isinstance(value, statefn.ScanOperator):
             value = value.builtin if value.is_builtin else f"user:{value.key[:12]}"
         elif isinstance(value, statefn.StatefulFunction | statefn.StatelessFunction):
             value = f"{type(value).__name__}:{value.key[:12]}"
-        parts.append(f"{f.name}={value}")
+        parts.append(f"{name}={value}")
     return " ".join(parts)
 
 

@@ -47,6 +47,7 @@ __all__ = [
     "check_unknown_keywords",
     "default_io",
     "default_io_algorithm",
+    "plan_fields",
     "plan_scan",
     "plan_tile_io",
     "resolve_block",
@@ -191,9 +192,7 @@ class ScanPlan:
 
     @key.default
     def _key(self) -> str:
-        fields = {f.name: getattr(self, f.name) for f in attrs.fields(ScanPlan) if f.init}
-        fields.pop("function")
-        return _digest("scan", fields)
+        return _digest("scan", plan_fields(self))
 
     @property
     def symbol(self) -> str:
@@ -255,10 +254,7 @@ class TileIOPlan:
 
     @key.default
     def _key(self) -> str:
-        fields = {f.name: getattr(self, f.name) for f in attrs.fields(TileIOPlan) if f.init}
-        if fields["unaligned"] is None:
-            del fields["unaligned"]  # the keys plans had before the field existed
-        return _digest("tile_io", fields)
+        return _digest("tile_io", plan_fields(self))
 
     @property
     def uses_shared_memory(self) -> bool:
@@ -279,6 +275,20 @@ class TileIOPlan:
     def tile_items(self) -> int:
         """Items one call moves for the whole block."""
         return self.threads * self.items_per_thread
+
+
+def plan_fields(plan: ScanPlan | TileIOPlan) -> dict[str, Any]:
+    """What identifies `plan`: its key's parts, which its generated unit also lists.
+
+    Every field set at construction but a scan's ``function`` (the entry
+    points share a provider), and a tile plan's ``unaligned`` only when set, so
+    that plans without it keep the keys and text they had before it existed.
+    """
+    fields = {f.name: getattr(plan, f.name) for f in attrs.fields(type(plan)) if f.init}
+    fields.pop("function", None)
+    if fields.get("unaligned", False) is None:
+        del fields["unaligned"]
+    return fields
 
 
 # ---------------------------------------------------------------------------
