@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 from helpers.kernels import typing_error
+from helpers.plans import scan_plan
 from numba import cuda
 from numba.cuda import types as nbtypes
 
@@ -25,7 +26,6 @@ from scan._plan import (
     ArrayFact,
     ScalarFact,
     check_launch_bounds,
-    plan_scan,
     plan_tile_io,
     resolve_block,
 )
@@ -79,22 +79,7 @@ _FOREIGN_I8 = np.dtype(">i8" if np.little_endian else "<i8")
 
 
 def _scan(**kw: object) -> None:
-    args: dict[str, object] = {
-        "function": kw.pop("function", "inclusive_sum"),
-        "values": I32,
-        "out": None,
-        "mode": "inclusive",
-        "scan_op": "+",
-        "initial_value": None,
-        "prefix_op": None,
-        "prefix_state": None,
-        "block_aggregate": None,
-        "algorithm": "raking",
-        "temp_storage": None,
-        "block": BLOCK,
-    }
-    args.update(kw)
-    plan_scan(**args)  # type: ignore[arg-type]
+    scan_plan(**{"values": I32, **kw})
 
 
 def _io(**kw: object) -> None:
