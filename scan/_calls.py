@@ -379,8 +379,19 @@ def host_backend() -> HostBackend | None:
     return _host
 
 
-def kernel_only(name: str) -> RuntimeError:
-    """The refusal of a block primitive called from host code."""
+def kernel_only(name: str, *, simulator: bool = False) -> RuntimeError:
+    """The refusal of a block primitive called from host code.
+
+    `simulator` is True when the call reached the simulator (NUMBA_ENABLE_CUDASIM=1
+    already set): the advice to set it would then be wrong.
+    """
+    if simulator:
+        return RuntimeError(
+            f"scan.block.{name}() was called from host code, not inside a @cuda.jit kernel; "
+            "the simulator (NUMBA_ENABLE_CUDASIM=1) runs it only in a kernel launch: "
+            "call it from a @cuda.jit function, from every thread of the block, "
+            "and launch that with kernel[blocks, threads](...)"
+        )
     return RuntimeError(
         f"scan.block.{name}() runs inside @cuda.jit kernels only (all threads of a block "
         "call it); to run kernels without a GPU set NUMBA_ENABLE_CUDASIM=1 before importing numba"

@@ -93,7 +93,7 @@ def _current_thread(function: str) -> Any:
     """The simulator thread running the caller; refuses host calls."""
     thread = threading.current_thread()
     if not isinstance(thread, _block_thread_type()):
-        raise kernel_only(function)
+        raise kernel_only(function, simulator=True)
     return thread
 
 

@@ -62,3 +62,17 @@ def test_stub_value_types_match_the_vocabulary(typevar):
     assert body is not None, f"block.pyi declares {typevar}"
     names = set(re.findall(r"np\.(\w+)", body.group(1)))
     assert names == {dt.name for dt in _vocab.VALUE_DTYPES}
+
+
+@pytest.mark.skipif(_calls.host_backend() is None, reason="no front end installed")
+def test_host_call_without_the_simulator_says_how_to_turn_it_on():
+    from scan._numba_cuda import SIMULATOR
+
+    if SIMULATOR:
+        pytest.skip("the simulator's message is tested in tests/sim")
+    with pytest.raises(RuntimeError) as info:
+        block.load(None, 0, None)
+    assert str(info.value) == (
+        "scan.block.load() runs inside @cuda.jit kernels only (all threads of a block "
+        "call it); to run kernels without a GPU set NUMBA_ENABLE_CUDASIM=1 before importing numba"
+    )

@@ -251,9 +251,17 @@ def test_divergent_calls_are_reported():
         kernel[1, 32](np.zeros(32, dtype=np.int32))
 
 
+@pytest.mark.sim_only
 def test_host_call_is_refused():
-    with pytest.raises(RuntimeError, match=r"runs inside @cuda\.jit kernels only"):
+    # the simulator is already on: the message must not tell the user to turn it on
+    with pytest.raises(RuntimeError) as info:
         block.inclusive_sum(np.int32(1))
+    message = str(info.value)
+    assert message.startswith(
+        "scan.block.inclusive_sum() was called from host code, not inside a @cuda.jit kernel;"
+    )
+    assert "kernel[blocks, threads](...)" in message
+    assert "before importing numba" not in message
 
 
 # ---------------------------------------------------------------------------
