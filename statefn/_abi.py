@@ -21,15 +21,17 @@ unique per (key, value dtype, state dtype). Results are memoised in the
 process and the same :class:`LoweredCallback` object is returned for equal
 requests, so callers may deduplicate link inputs by identity.
 
-Known limitation: a callback that calls another ``@cuda.jit(device=True)``
-function can only be lowered where a GPU is present (numba-cuda compiles the
-nested dispatcher for the current device).
+A callback may call ``@cuda.jit(device=True)`` functions (and ``@numba.njit``
+ones), named by globals, closure variables or module attributes: they are
+compiled for the requested compute capability, with or without a GPU
+(:class:`_Helpers`).
 """
 
 from __future__ import annotations
 
+import functools
 import threading
-from types import FunctionType
+from types import CellType, FunctionType, ModuleType
 from typing import Any
 
 import numpy as np
@@ -204,19 +206,168 @@ def lower(
         return lowered
 
 
-def _renamed(fn: FunctionType, qualname: str) -> FunctionType:
-    """A copy of *fn* under a unique qualified name.
+def _renamed(fn: FunctionType, qualname: str, cc: tuple[int, int]) -> FunctionType:
+    """A copy of *fn* under a unique qualified name, its device functions compiled for *cc*.
 
     Numba names the internal (``linkonce_odr``) functions it emits after the
     Python qualname plus a per-process counter. Two callbacks compiled in
     different processes could otherwise carry equal internal names with
-    different bodies, and the linker would keep only one of them.
+    different bodies, and the linker would keep only one of them. The
+    ``@cuda.jit(device=True)`` functions the copy calls are renamed the same
+    way (:class:`_Helpers`).
     """
-    clone = FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
-    clone.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
-    clone.__qualname__ = qualname
-    clone.__module__ = fn.__module__
-    return clone
+    return _Helpers(qualname, cc).copy(fn, qualname)
+
+
+class _Helpers:
+    """Copies of the device functions a callback calls, compiled for an explicit *cc*.
+
+    numba-cuda compiles a ``@cuda.jit(device=True)`` function called from
+    another for the current device (``CUDADispatcher.compile_device`` asks the
+    driver for its compute capability): without a GPU a callback calling one
+    could not compile at all, and with one its helpers would be compiled for
+    that GPU rather than the requested *cc*. The callback's copy calls copies
+    of its helpers instead (found in cloned globals and closure cells, helpers
+    of helpers included), dispatchers that compile for *cc* under a name unique
+    to the callback. The user's functions and dispatchers are left untouched.
+    """
+
+    def __init__(self, prefix: str, cc: tuple[int, int]) -> None:
+        self.prefix = prefix
+        self.cc = cc
+        self.copies: dict[int, Any] = {}  # id(original dispatcher) -> its copy
+
+    def copy(self, fn: FunctionType, qualname: str) -> FunctionType:
+        """*fn* under *qualname*, naming the helpers' copies instead of the helpers."""
+        names = _global_names(fn.__code__)
+        globals_ = fn.__globals__
+        swapped = {n: self.replacement(globals_[n], names) for n in names if n in globals_}
+        swapped = {n: v for n, v in swapped.items() if v is not globals_[n]}
+        if swapped:
+            globals_ = {**globals_, **swapped}
+        closure = fn.__closure__
+        if closure is not None:
+            cells = [(c, self.replacement(_cell_value(c), names)) for c in closure]
+            if any(new is not _cell_value(c) for c, new in cells):
+                closure = tuple(c if new is _cell_value(c) else CellType(new) for c, new in cells)
+        clone = FunctionType(fn.__code__, globals_, fn.__name__, fn.__defaults__, closure)
+        clone.__kwdefaults__ = dict(fn.__kwdefaults__) if fn.__kwdefaults__ else None
+        clone.__qualname__ = qualname
+        clone.__module__ = fn.__module__
+        return clone
+
+    def replacement(self, value: Any, names: set[str]) -> Any:
+        """What a copy names instead of *value*: a helper's copy; a module whose
+        attributes among *names* are helpers (``helpers.scale(x)``), with them
+        replaced; else *value* itself."""
+        if _is_dispatcher(value):
+            return self.helper(value)
+        if not isinstance(value, ModuleType):
+            return value
+        found = self.copies.get(id(value))
+        if found is not None:
+            return found
+        self.copies[id(value)] = value  # while looking inside: cycles of imports end here
+        namespace = vars(value)
+        swapped = {n: self.replacement(namespace[n], names) for n in names if n in namespace}
+        swapped = {n: v for n, v in swapped.items() if v is not namespace[n]}
+        if swapped:
+            clone = ModuleType(value.__name__, value.__doc__)
+            vars(clone).update({**namespace, **swapped})
+            self.copies[id(value)] = clone
+        return self.copies[id(value)]
+
+    def helper(self, dispatcher: Any) -> Any:
+        """The copy of *dispatcher* that compiles for ``self.cc`` (one per original)."""
+        found = self.copies.get(id(dispatcher))
+        if found is not None:
+            return found
+        cls = _offline_dispatcher()
+        options = dict(dispatcher.targetoptions)
+        options["device"] = True
+        copy = cls.__new__(cls)
+        copy.cc = self.cc
+        self.copies[id(dispatcher)] = copy  # before copying the body: recursion finds it
+        fn = dispatcher.py_func
+        cls.__init__(copy, self.copy(fn, f"{self.prefix}__{fn.__qualname__}"), options)
+        if _is_cuda_dispatcher(dispatcher) and not dispatcher._can_compile:
+            # declared with signatures: keeps them, and casts its arguments to them
+            for cres in list(dispatcher.overloads.values()):
+                copy.compile_device(tuple(cres.signature.args), cres.signature.return_type)
+            copy.disable_compile()
+        return copy
+
+
+def _global_names(code: Any) -> set[str]:
+    """The global names *code* and the functions defined in it may load."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _global_names(const)
+    return names
+
+
+def _cell_value(cell: CellType) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
+
+
+def _is_dispatcher(value: Any) -> bool:
+    """Whether *value* is a Numba dispatcher that numba-cuda compiles as a device function."""
+    if value is None or not hasattr(value, "py_func") or not hasattr(value, "targetoptions"):
+        return False
+    from numba.core.dispatcher import Dispatcher
+    from numba.cuda.dispatcher import CUDADispatcher
+
+    # numba-cuda compiles a CPU dispatcher (@numba.njit) called from device code
+    # as a device function of its py_func too
+    return isinstance(value, CUDADispatcher | Dispatcher)
+
+
+def _is_cuda_dispatcher(value: Any) -> bool:
+    from numba.cuda.dispatcher import CUDADispatcher
+
+    return isinstance(value, CUDADispatcher)
+
+
+@functools.cache
+def _offline_dispatcher() -> Any:
+    """``CUDADispatcher`` whose device compilations target its ``cc`` attribute."""
+    from numba.cuda.compiler import compile_cuda
+    from numba.cuda.dispatcher import CUDADispatcher
+
+    class OfflineDispatcher(CUDADispatcher):  # type: ignore[misc]
+        cc: tuple[int, int]
+
+        def compile_device(self, args: Any, return_type: Any = None) -> Any:
+            found = self.overloads.get(args)
+            if found is not None:
+                return found
+            opts = self.targetoptions
+            with self._compiling_counter:
+                cres = compile_cuda(
+                    self.py_func,
+                    return_type,
+                    args,
+                    debug=opts.get("debug"),
+                    lineinfo=opts.get("lineinfo"),
+                    forceinline=opts.get("forceinline"),
+                    inline=opts.get("inline", "never"),
+                    fastmath=opts.get("fastmath"),
+                    nvvm_options={
+                        "opt": 3 if opts.get("opt") else 0,
+                        "fastmath": opts.get("fastmath"),
+                        **({"g": None} if opts.get("debug") else {}),
+                    },
+                    cc=self.cc,
+                )
+            self.overloads[args] = cres
+            cres.target_context.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
+            return cres
+
+    return OfflineDispatcher
 
 
 def _omitted_defaults(fn: FunctionType) -> list[Any]:
@@ -251,9 +402,12 @@ def _compile(
         )
         if any(cls.__name__ == "CudaSupportError" for cls in type(exc).__mro__):
             advice = (
-                "Lowering a callback that calls another @cuda.jit(device=True) function "
-                "needs a GPU (numba-cuda compiles the nested function for the current "
-                "device); lower it on a machine with a GPU, or inline the helper."
+                "The callback calls a function that numba-cuda compiles for the current "
+                "device, which needs a GPU: not a @cuda.jit(device=True) helper named by a "
+                "global, closure variable or module attribute (those are compiled for the "
+                "requested cc) but, for example, a NumPy function numba-cuda implements in "
+                "Python such as np.clip. Write it with operators and math functions (e.g. "
+                "min(max(x, lo), hi) for np.clip), or compile on a machine with a GPU."
             )
         elif is_record(value_dt):
             advice = (
@@ -290,7 +444,7 @@ def _compile_numba(
     from numba.cuda.np.numpy_support import from_dtype
     from numba.cuda.typing.templates import signature
 
-    user_op = _renamed(fn, f"{symbol}__op")
+    user_op = _renamed(fn, f"{symbol}__op", cc)
     defaults = _omitted_defaults(fn)
     omitted = [types.Omitted(value) for value in defaults]
     VT = from_dtype(value_dt)
@@ -403,7 +557,7 @@ def _compile_numba_records(
     from numba.cuda.typing.templates import signature
     from numba.cuda.typing.typeof import typeof
 
-    user_op = _renamed(fn, f"{symbol}__op")
+    user_op = _renamed(fn, f"{symbol}__op", cc)
     omitted = [types.Omitted(value) for value in _omitted_defaults(fn)]
     record = is_record(value_dt)
     if record:

@@ -157,20 +157,28 @@ def test_compile_error_names_callback_dtypes_and_numba_message() -> None:
     assert info.value.__cause__ is not None
 
 
-def test_nested_device_function_needs_a_gpu() -> None:
+def test_nested_device_function_compiles_without_a_gpu() -> None:
     from numba import cuda
 
     helper = cuda.jit(device=True)(lambda x: x + 1)
     scope = {"helper": helper}
     exec("def uses_helper(agg):\n    return helper(agg)\n", scope)
     d = statefn.stateless(scope["uses_helper"])
+    assert lower(d, np.int32, cc=CC).ltoir
+    assert not helper.overloads  # compiled as a copy for cc 9.0, not for a device
+
+
+def test_python_implemented_numpy_function_needs_a_gpu() -> None:
+    from numba import cuda
+
+    d = statefn.stateless(lambda agg: np.clip(agg, 0, 9))
     if cuda.is_available():  # pragma: no cover - only on a GPU machine
         assert lower(d, np.int32, cc=CC).ltoir
         return
     with pytest.raises(
         CallbackCompileError,
-        match=r"(?s)CudaSupportError: .*Lowering a callback that calls another "
-        r"@cuda\.jit\(device=True\) function needs a GPU",
+        match=r"(?s)CudaSupportError: .*The callback calls a function that numba-cuda "
+        r"compiles for the current device, which needs a GPU.*np\.clip",
     ):
         lower(d, np.int32, cc=CC)
 
