@@ -12,6 +12,7 @@ here imports Numba.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -25,7 +26,14 @@ from ._errors import PlanError, ScanTypeError
 from ._plan import ArrayFact, Block, Operand, ScalarFact, TupleFact, resolve_block
 from ._target import check_cc
 
-__all__ = ["CompileRequest", "NumbaFacts", "Refused", "as_descriptor", "compile_request"]
+__all__ = [
+    "CompileRequest",
+    "NumbaFacts",
+    "Refused",
+    "as_descriptor",
+    "compile_request",
+    "pin_callback",
+]
 
 _EXAMPLES = {
     "threads": "128",
@@ -61,6 +69,32 @@ def as_descriptor(obj: Any, role: str) -> Any:
         return Refused(obj)
 
 
+def pin_callback(value: Any, role: str, memo: dict[int, tuple[Any, Any]]) -> Any:
+    """The value a kernel's callback global holds for one compilation of the kernel.
+
+    A plain function becomes its descriptor (:func:`as_descriptor`); a
+    descriptor is pinned (:meth:`statefn.StatefulFunction.pinned`), so its key
+    is computed once per compilation, however many calls name it. *memo* is
+    the compilation's own (object id -> (object, value)); other values are
+    returned as they are.
+    """
+    found = memo.get(id(value))
+    if found is not None and found[0] is value:
+        return found[1]
+    if inspect.isfunction(value):
+        pinned = as_descriptor(value, role)
+    elif isinstance(
+        value, statefn.StatefulFunction | statefn.StatelessFunction | statefn.ScanOperator
+    ):
+        pinned = value
+    else:
+        return value
+    if not isinstance(pinned, Refused):
+        pinned = pinned.pinned()
+    memo[id(value)] = (value, pinned)
+    return pinned
+
+
 def _callable_types(dummy: type) -> tuple[type, type]:
     """A front end's types for descriptors and refused callables, on its ``types.Dummy``."""
 
@@ -68,12 +102,17 @@ def _callable_types(dummy: type) -> tuple[type, type]:
         """Numba type of a statefn descriptor named in a kernel (a compile-time constant)."""
 
         def __init__(self, descriptor: Any) -> None:
-            self.descriptor = descriptor
-            super().__init__(name=f"statefn.{type(descriptor).__name__}({descriptor.key[:16]})")
+            # pinned: the key is computed now, while the kernel that names the
+            # descriptor is compiled, and every later step of that compilation
+            # (plans, generated code, the callback's compile and its cache
+            # entry) sees this one key
+            self.descriptor = descriptor.pinned()
+            self._key = (type(descriptor).__name__, self.descriptor.key)
+            super().__init__(name=f"statefn.{self._key[0]}({self._key[1][:16]})")
 
         @property
         def key(self) -> Any:
-            return (type(self.descriptor).__name__, self.descriptor.key)
+            return self._key
 
     class RefusedCallable(dummy):  # type: ignore[misc]
         """Numba type of a plain function the descriptors refuse (the planner says why)."""

@@ -48,6 +48,7 @@ from ._errors import (
     RoleError,
     StateDtypeError,
     StatefnError,
+    UnkeyableValueError,
     UnknownOperatorError,
 )
 from ._normalize import PrefixDescriptor, Role, normalize, scan_op, stateful, stateless
@@ -71,6 +72,7 @@ __all__ = [
     "StatefnError",
     "StatefulFunction",
     "StatelessFunction",
+    "UnkeyableValueError",
     "UnknownOperatorError",
     "ValueT",
     "as_value_dtype",

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeAlias, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Self, TypeAlias, TypeVar
 
 import attrs
 import numpy as np
@@ -138,16 +137,48 @@ def _op_repr(op: object) -> str:
 
 
 class _KeyedDescriptor:
-    """Equality and hashing that follow ``key``: written once for every descriptor."""
+    """Keys, equality and hashing: written once for every descriptor.
 
-    __slots__ = ()
+    :attr:`key` describes the callable as it is *now*: it is computed again at
+    each read (a global the callable loads may have changed since), unless the
+    descriptor was pinned with :meth:`pinned`, whose copy keeps the key of the
+    moment it was made. The compiled front ends pin each descriptor a kernel
+    names once per compilation of that kernel, in the same step that compiles
+    it, so a compiled callback is stored under the key of the values it was
+    compiled with.
+    """
 
-    if TYPE_CHECKING:
+    __slots__ = ("_pinned_key",)
 
-        @property
-        def key(self) -> str:
-            """Stable hex digest identifying the descriptor."""
-            ...
+    def _fresh_key(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def key(self) -> str:
+        """Stable hex digest identifying the descriptor (see the class docstring)."""
+        pinned: str | None = getattr(self, "_pinned_key", None)
+        return pinned if pinned is not None else self._fresh_key()
+
+    def pinned(self) -> Self:
+        """Return a copy whose :attr:`key` is computed now and then kept.
+
+        Building code pins a descriptor before it plans, generates and compiles
+        with it, so that every step sees one key and the key describes the
+        values the compiler reads in that step. A pinned descriptor returns
+        itself.
+
+        .. versionadded:: 0.2
+        """
+        if getattr(self, "_pinned_key", None) is not None:
+            return self
+        copy = attrs.evolve(self)  # type: ignore[misc]
+        object.__setattr__(copy, "_pinned_key", self._fresh_key())
+        return copy
+
+    @property
+    def is_pinned(self) -> bool:
+        """Whether :attr:`key` was fixed by :meth:`pinned`."""
+        return getattr(self, "_pinned_key", None) is not None
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -207,8 +238,7 @@ class StatefulFunction(_KeyedDescriptor, Generic[StateT, ValueT]):
         fn = callback_function(self.op)
         return required_positional(fn) if fn is not None else 2
 
-    @cached_property
-    def key(self) -> str:
+    def _fresh_key(self) -> str:
         """Stable hex digest of kind, state dtype, name and the callable."""
         return descriptor_key(self.kind, op=self.op, state_dtype=self.state_dtype, name=self.name)
 
@@ -264,8 +294,7 @@ class StatelessFunction(_KeyedDescriptor, Generic[ValueT]):
         fn = python_function(self.op)
         return required_positional(fn) if fn is not None else 1
 
-    @cached_property
-    def key(self) -> str:
+    def _fresh_key(self) -> str:
         """Stable hex digest of kind, name and the callable."""
         return descriptor_key(self.kind, op=self.op, name=self.name)
 
@@ -348,8 +377,7 @@ class ScanOperator(_KeyedDescriptor):
         """Number of operands (2)."""
         return 2
 
-    @cached_property
-    def key(self) -> str:
+    def _fresh_key(self) -> str:
         """Stable hex digest: the canonical string for built-ins, else the callable."""
         if self.builtin is not None:
             return descriptor_key(self.kind, builtin=self.builtin)

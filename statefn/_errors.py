@@ -17,6 +17,7 @@ __all__ = [
     "RoleError",
     "StateDtypeError",
     "StatefnError",
+    "UnkeyableValueError",
     "UnknownOperatorError",
     "describe_callable",
 ]
@@ -74,6 +75,17 @@ class CallbackCompileError(StatefnError, TypeError):
     message; the original exception is chained as ``__cause__``.
 
     .. versionadded:: 0.1
+    """
+
+
+class UnkeyableValueError(StatefnError, TypeError):
+    """A callback reads a value its key cannot encode exactly.
+
+    Raised when a descriptor's :attr:`key` is computed (at the latest when a
+    kernel that uses it is compiled). The message names the callback, the
+    global, closure variable or default that holds the value, and its type.
+
+    .. versionadded:: 0.2
     """
 
 

@@ -697,6 +697,29 @@ _blocks: weakref.WeakKeyDictionary[Any, _BlockState] = weakref.WeakKeyDictionary
 _blocks_lock = threading.Lock()
 
 
+_DESCRIPTORS = (statefn.StatefulFunction, statefn.StatelessFunction, statefn.ScanOperator)
+# per simulated block: its descriptors, pinned (object id -> (object, pinned copy))
+_pins: weakref.WeakKeyDictionary[Any, dict[int, tuple[Any, Any]]] = weakref.WeakKeyDictionary()
+
+
+def _pinned(thread: Any, value: Any) -> Any:
+    """A descriptor pinned once per simulated block, else *value* itself.
+
+    A descriptor's key is computed from the globals its callable reads at each
+    read; the plan memo hashes the call's descriptors at every call of every
+    thread, so each block pins them once (the callbacks themselves still run
+    as Python, with the globals' current values).
+    """
+    if not isinstance(value, _DESCRIPTORS):
+        return value
+    with _blocks_lock:
+        memo = _pins.setdefault(thread._manager, {})
+        found = memo.get(id(value))
+        if found is None or found[0] is not value:
+            found = memo[id(value)] = (value, value.pinned())
+    return found[1]
+
+
 def _block_state(thread: Any, threads: int) -> _BlockState:
     manager = thread._manager
     with _blocks_lock:
@@ -738,7 +761,7 @@ def scan_call(function: str, bound: Mapping[str, Any]) -> Any:
     thread = _current_thread(function)
     launch = _launch_block(thread)
     memory = _memory(bound.get("prefix_state"))
-    options = {k: _unwrap(v) for k, v in bound.items()}
+    options = {k: _pinned(thread, _unwrap(v)) for k, v in bound.items()}
     with np.errstate(all="ignore"):
         plan = _plan(function, options, launch, memory)
         assert isinstance(plan, ScanPlan)

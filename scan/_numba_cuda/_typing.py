@@ -50,7 +50,7 @@ from .._calls import (
     plan_call,
 )
 from .._errors import ScanError
-from .._numba_facts import NumbaFacts, Refused, as_descriptor
+from .._numba_facts import NumbaFacts, Refused, pin_callback
 from .._plan import Block, ScanPlan, TileIOPlan, check_launch_bounds
 
 __all__ = [
@@ -197,13 +197,13 @@ _MEMORY_SUFFIX = "@memory"
 _CALLBACK_ROLES = {"prefix_op": "prefix", "scan_op": "scan_op"}
 
 
-def _plain_function_global(func_ir: Any, var: Any) -> Any:
-    """The global (or free variable) holding a plain function that *var* names, or None."""
+def _callback_global(func_ir: Any, var: Any) -> Any:
+    """The global (or free variable) that *var* names, or None."""
     try:
         defn = func_ir.get_definition(var)
     except KeyError:
         return None
-    if isinstance(defn, ir.global_types + ir.freevar_types) and inspect.isfunction(defn.value):
+    if isinstance(defn, ir.global_types + ir.freevar_types):
         return defn
     return None
 
@@ -224,6 +224,8 @@ class RecordStaticLengths(Rewrite):  # type: ignore[misc]
         # a kernel is compiled with a declared void return type; device
         # functions called from it are typed with none declared
         self._kernel = getattr(state, "return_type", None) == types.void
+        # the callbacks' pinned descriptors, once per compilation of the function
+        self._pins: dict[int, tuple[Any, Any]] = {}
 
     def match(self, func_ir: Any, block_: Any, typemap: Any, calltypes: Any) -> bool:
         self._pending = []
@@ -256,7 +258,7 @@ class RecordStaticLengths(Rewrite):  # type: ignore[misc]
             swaps: list[tuple[Any, str]] = []
             for callback, role in _CALLBACK_ROLES.items():
                 var = bound.arguments.get(callback)
-                defn = None if var is None else _plain_function_global(func_ir, var)
+                defn = None if var is None else _callback_global(func_ir, var)
                 if defn is not None:
                     swaps.append((defn, role))
             self._pending.append((stmt, name, ";".join(lengths), swaps))
@@ -274,7 +276,7 @@ class RecordStaticLengths(Rewrite):  # type: ignore[misc]
             # numba types every global it loads, so the global itself now
             # holds the descriptor (a plain function would be an untyped global)
             for defn, role in swaps:
-                defn.value = as_descriptor(defn.value, role)
+                defn.value = pin_callback(defn.value, role, self._pins)
         for stmt in self._block.body:
             text = targets.get(id(stmt))
             if text is not None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import inspect
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -47,7 +46,7 @@ from .._calls import (
     plan_call,
 )
 from .._errors import ScanError
-from .._numba_facts import NumbaFacts, Refused, as_descriptor
+from .._numba_facts import NumbaFacts, Refused, pin_callback
 from .._plan import Block, ScanPlan, TileIOPlan
 
 __all__ = [
@@ -167,10 +166,11 @@ class RecordCallFacts(extending.WholeFunctionPlanner):  # type: ignore[misc]
         kernel = not self.is_device_function
         changed = False
         launch: str | None = None
+        pins: dict[int, tuple[Any, Any]] = {}  # the callbacks' pinned descriptors
         for blk in func_ir.blocks.values():
             body = []
             for stmt in blk.body:
-                text = self._facts(func_ir, stmt, kernel)
+                text = self._facts(func_ir, stmt, kernel, pins)
                 if text is not None:
                     if "threads" not in dict(stmt.value.kws) and launch is None:
                         launch = self._launch()
@@ -198,7 +198,9 @@ class RecordCallFacts(extending.WholeFunctionPlanner):  # type: ignore[misc]
         return ",".join(map(str, (*dims, 1, 1)[:3]))
 
     @staticmethod
-    def _facts(func_ir: Any, stmt: Any, kernel: bool) -> str | None:
+    def _facts(
+        func_ir: Any, stmt: Any, kernel: bool, pins: dict[int, tuple[Any, Any]]
+    ) -> str | None:
         if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr)):
             return None
         expr = stmt.value
@@ -228,8 +230,8 @@ class RecordCallFacts(extending.WholeFunctionPlanner):  # type: ignore[misc]
                     facts.append(f"{param.name}{_MEMORY}={where}")
             elif param.role == "callable":
                 defn = _definition(func_ir, var)
-                if isinstance(defn, ir.Global | ir.FreeVar) and inspect.isfunction(defn.value):
-                    defn.value = as_descriptor(defn.value, _CALLBACK_ROLES[param.name])
+                if isinstance(defn, ir.Global | ir.FreeVar):
+                    defn.value = pin_callback(defn.value, _CALLBACK_ROLES[param.name], pins)
         return ";".join(facts)
 
 

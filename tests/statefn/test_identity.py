@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import statefn
 from statefn import ScanOperator, StatefulFunction, StatelessFunction
-from statefn._identity import _KEY_SCHEMA_VERSION, descriptor_key
+from statefn._identity import _KEY_SCHEMA_VERSION, descriptor_key, loaded_globals
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -242,13 +242,20 @@ def test_kind_is_part_of_the_key() -> None:
     assert ScanOperator(op=build(BASE)).key != StatefulFunction(build(BASE), np.int64).key
 
 
-def test_other_objects_are_known_by_type_only() -> None:
+def test_other_objects_are_refused_with_their_name_and_type() -> None:
     class Box:
         def __init__(self, value: int) -> None:
             self.value = value
 
-    # documented limit: instances of one class are not told apart
-    assert stateful_key(GLOBAL_SRC, K=Box(1)) == stateful_key(GLOBAL_SRC, K=Box(2))
+    # two Boxes could not be told apart: refused instead of sharing a key
+    with pytest.raises(statefn.UnkeyableValueError, match=r"global 'K' .*of type .*Box"):
+        stateful_key(GLOBAL_SRC, K=Box(1))
+    source = "def make(box):\n    def op(state, agg):\n        return box\n    return op\n"
+    boxed = StatefulFunction(build(source, name="make")(Box(1)), np.int64)
+    with pytest.raises(statefn.UnkeyableValueError, match=r"closure variable 'box'"):
+        boxed.key
+    with pytest.raises(statefn.UnkeyableValueError, match="object dtype"):
+        stateful_key(GLOBAL_SRC, K=np.array([None, 1], dtype=object))
 
 
 def test_modules_by_name() -> None:
@@ -265,9 +272,22 @@ def test_schema_version_is_mixed_in() -> None:
     assert builtin != descriptor_key("scan_op", builtin="*")
 
 
-def test_key_is_cached() -> None:
-    f = statefn.stateful(np.int64)(build(BASE))
-    assert f.key is f.key
+def test_key_follows_globals_until_pinned() -> None:
+    namespace: dict[str, Any] = {"__name__": "keymod", "CAP": 1000}
+    exec("def op(state, agg):\n    return min(state[0] + agg, CAP)\n", namespace)
+    f = statefn.stateful(np.int64)(namespace["op"])
+    before = f.key
+    pinned = f.pinned()
+    assert pinned.is_pinned
+    assert not f.is_pinned
+    assert pinned.pinned() is pinned
+    namespace["CAP"] = 200
+    # read again, the key describes the value the callback reads now
+    assert f.key != before
+    # the pinned copy keeps the key of the moment it was made
+    assert pinned.key == before
+    assert pinned != f
+    assert f.with_name("x").is_pinned is False
 
 
 # ---------------------------------------------------------------- properties
@@ -311,3 +331,113 @@ def test_every_state_dtype_gives_its_own_key(dtype: np.dtype[Any]) -> None:
     fn = build(BASE)
     others = {StatefulFunction(fn, other).key for other in statefn.STATE_DTYPES if other != dtype}
     assert StatefulFunction(fn, dtype).key not in others
+
+
+# ------------------------------------------------- the globals a function loads
+
+
+class _Unhashable(np.ndarray):  # type: ignore[type-arg]
+    """An array that fails the test if anything reads its data or copies it."""
+
+    def _touched(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the key read an array the callback never loads")
+
+    reshape = view = tobytes = copy = __array__ = _touched  # type: ignore[assignment]
+
+
+def _huge(name: str) -> Any:
+    # 400 MB of address space, never touched unless something reads it
+    return np.empty(100_000_000, dtype=np.float32).view(_Unhashable)
+
+
+RECORD_SRC = """
+def op(state, agg):
+    prefix = state[0]
+    state[0].a = prefix.a * agg.a
+    state[0].b = agg.a * prefix.b + agg.b
+    return (prefix.a, prefix.shape, x.real)
+"""
+
+
+def test_attribute_and_method_names_are_not_globals() -> None:
+    pair = np.dtype([("a", np.float32), ("b", np.float32)])
+    fn = build(RECORD_SRC, x=1.5)
+    plain = StatefulFunction(fn, pair).key
+    # globals named like the attributes the callback reads, holding 400 MB arrays
+    for name in ("a", "b", "shape", "real"):
+        fn.__globals__[name] = _huge(name)
+    assert StatefulFunction(fn, pair).key == plain
+    fn.__globals__["a"] = 3
+    assert StatefulFunction(fn, pair).key == plain
+    # x is loaded as a global: its value is part of the key
+    fn.__globals__["x"] = 2.5
+    assert StatefulFunction(fn, pair).key != plain
+
+
+def test_loaded_globals_are_load_global_only() -> None:
+    fn = build(RECORD_SRC, x=1.5)
+    names = {name for name, _ in loaded_globals(fn.__code__)}
+    assert names == {"x"}
+    nested = build(
+        "def op(state, agg):\n"
+        "    g = lambda v: v * SCALE\n"
+        "    return sum(g(v) for v in (agg, agg)) + cfg.LIMIT\n"
+    )
+    found = dict(loaded_globals(nested.__code__))
+    assert {"SCALE", "sum", "cfg"} <= set(found)
+    assert found["cfg"] == ("LIMIT",)
+
+
+def test_module_attribute_values_are_keyed() -> None:
+    import types as pytypes
+
+    cfg = pytypes.ModuleType("cfg")
+    cfg.LIMIT = 10  # type: ignore[attr-defined]
+    fn = build("def op(state, agg):\n    return min(state[0] + agg, cfg.LIMIT)\n", cfg=cfg)
+    before = StatefulFunction(fn, np.int64).key
+    cfg.LIMIT = 20  # type: ignore[attr-defined]
+    assert StatefulFunction(fn, np.int64).key != before
+    cfg.UNUSED = np.zeros(10)  # type: ignore[attr-defined]
+    cfg.LIMIT = 10  # type: ignore[attr-defined]
+    assert StatefulFunction(fn, np.int64).key == before
+
+
+def test_global_table_in_place_change_changes_the_key() -> None:
+    table = np.arange(1000, dtype=np.int32)
+    fn = build("def op(state, agg):\n    return state[0] + TABLE[agg % 1000]\n", TABLE=table)
+    before = StatefulFunction(fn, np.int64).key
+    table[17] = -1
+    assert StatefulFunction(fn, np.int64).key != before
+    # the same data, not contiguous, gives the key of its contiguous copy
+    strided = np.repeat(table, 2)[::2]
+    assert (
+        StatefulFunction(
+            build("def op(state, agg):\n    return state[0] + TABLE[agg % 1000]\n", TABLE=strided),
+            np.int64,
+        ).key
+        == StatefulFunction(fn, np.int64).key
+    )
+
+
+def test_each_object_is_hashed_once_per_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    from statefn import _identity
+
+    table = np.arange(4096, dtype=np.float64)
+    src = """
+def helper(v):
+    return v + TABLE[1]
+
+def op(state, agg):
+    return helper(agg) + TABLE[0] + helper(agg * 2)
+"""
+    fn = build(src, TABLE=table)
+    seen: list[int] = []
+    original = _identity._Fingerprinter._array
+
+    def counting(self: Any, arr: Any, where: str) -> bytes:
+        seen.append(id(arr))
+        return original(self, arr, where)
+
+    monkeypatch.setattr(_identity._Fingerprinter, "_array", counting)
+    StatefulFunction(fn, np.int64).key
+    assert seen == [id(table)]
