@@ -616,6 +616,7 @@ def plan_scan(
                 "initialised equally in every thread"
             )
         _check_state(f, prefix, prefix_state)
+        _check_state_holds_values(f, prefix, value_dtype)
     elif prefix_state is not None:
         what = "no prefix_op=" if prefix is None else "a stateless prefix_op="
         raise PlanError(
@@ -698,6 +699,82 @@ def _check_record_state(f: str, want: np.dtype, state: ArrayFact) -> None:
             f"declares state dtype {statefn.dtype_name(want)}; allocate {hint} with the "
             "declared dtype (records must match field by field)"
         )
+
+
+def _check_state_holds_values(
+    f: str, prefix: statefn.StatefulFunction[Any, Any], value_dtype: np.dtype
+) -> None:
+    """Refuse a state dtype that cannot hold every aggregate of the values exactly.
+
+    Numeric state and values, or records with the same field names (field by
+    field); a record state beside other values may carry anything, so it is
+    left alone. The state's C type is what the callback's code computes in: a
+    narrower one would silently truncate the prefix it carries.
+    """
+    want = prefix.state_dtype
+    name = prefix.name or prefix.op.__name__
+    fix = f"@statefn.stateful(np.{value_dtype.name})"
+    if want.names is None and value_dtype.names is None:
+        why = _lossy_state(want, value_dtype)
+        where = f"state dtype {want}, which cannot hold the aggregate of {value_dtype} values"
+    elif want.names is not None and value_dtype.names is not None:
+        if set(want.names) != set(value_dtype.names):
+            return
+        fields = {r.name: r.dtype for r in statefn.record_fields(want)}
+        lossy = [
+            (r.name, fields[r.name], r.dtype, why)
+            for r in statefn.record_fields(value_dtype)
+            if (why := _lossy_state(fields[r.name], r.dtype)) is not None
+        ]
+        if not lossy:
+            return
+        field, state_type, value_type, why = lossy[0]
+        where = (
+            f"state dtype {statefn.dtype_name(want)}, whose field {field} ({state_type}) cannot "
+            f"hold the field {field} ({value_type}) of the values' aggregate"
+        )
+        fix = "@statefn.stateful(<the values' record dtype>)"
+    else:
+        return
+    if why is not None:
+        raise ScanTypeError(
+            f"{f}: prefix_op={name} declares {where}: {why}; declare the callback with a "
+            f"state dtype that holds the values, e.g. {fix}, or cast the values to the "
+            "state's dtype before the scan"
+        )
+
+
+def _lossy_state(state: np.dtype, value: np.dtype) -> str | None:
+    """Why a numeric `state` cannot hold every `value` exactly, or None when it can.
+
+    Floats hold floats no wider than themselves, and integers while they fit
+    the significand (float32: 2**24, float64: 2**53). Integers hold integers
+    of the same signedness no wider than themselves, and unsigned ones
+    narrower than themselves; an unsigned state holds no signed values.
+    """
+    if state.kind == "f":
+        if value.kind == "f":
+            wide_enough = state.itemsize >= value.itemsize
+            return None if wide_enough else f"{state} is narrower than {value}"
+        digits = np.finfo(state).nmant + 1
+        bits = value.itemsize * 8 - (value.kind == "i")
+        if bits <= digits:
+            return None
+        return (
+            f"{state} holds integers exactly only up to 2**{digits}, and {value} values "
+            f"reach 2**{bits}"
+        )
+    if value.kind == "f":
+        return f"an integer state drops the fraction of a {value} aggregate"
+    if state.kind == "u" and value.kind == "i":
+        return f"an unsigned state cannot hold negative {value} aggregates"
+    state_bits = state.itemsize * 8 - (state.kind == "i")
+    value_bits = value.itemsize * 8 - (value.kind == "i")
+    if state_bits >= value_bits:
+        return None
+    if state.kind == value.kind:
+        return f"{state} is narrower than {value}"
+    return f"{state} cannot hold {value} values of 2**{state_bits} and more"
 
 
 _SHARED_MEMORY = {

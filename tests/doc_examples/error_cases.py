@@ -114,6 +114,9 @@ CASES: dict[str, Callable[[], object]] = {
     "state_dtype_mismatch": lambda: _scan(
         prefix_op=running_total, prefix_state=ArrayFact(np.int32, 1, 1)
     ),
+    "state_cannot_hold_values": lambda: _scan(
+        values=ScalarFact(np.float32), prefix_op=running_total, prefix_state=STATE
+    ),
     "state_not_numeric": lambda: _scan(
         prefix_op=running_total, prefix_state=ArrayFact(np.bool_, 1, 1)
     ),
