@@ -127,7 +127,7 @@ def _run(script: str, *args: str) -> list[float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=int, default=800, help="MB of unrelated arrays (a and b)")
-    parser.add_argument("--table-mb", type=int, default=400, help="MB of the table a callback reads")
+    parser.add_argument("--table-mb", type=int, default=400, help="MB of a table a callback reads")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
@@ -135,18 +135,25 @@ def main() -> int:
     rows: list[dict[str, object]] = []
     for i in range(args.repeat):
         for mb in (0, args.mb) if i % 2 == 0 else (args.mb, 0):
-            prep, compile_s, size = _run(_COMPILE, str(mb))
+            prep, compile_s, _size = _run(_COMPILE, str(mb))
             rows.append({"what": "compile", "mb": mb, "setup_s": prep, "compile_s": compile_s})
-            print(f"compile  {mb:5d} MB of globals a, b: scan.compile {compile_s:.3f} s", flush=True)
+            print(f"compile  {mb:5d} MB in globals a, b: scan.compile {compile_s:.3f} s")
     for _ in range(args.repeat):
         key_s, sha_s = _run(_TABLE, str(args.table_mb))
         rows.append({"what": "table", "mb": args.table_mb, "key_s": key_s, "sha256_s": sha_s})
         print(f"table    {args.table_mb:5d} MB: key {key_s:.3f} s, one sha256 pass {sha_s:.3f} s")
 
-    base = statistics.median(r["compile_s"] for r in rows if r["what"] == "compile" and r["mb"] == 0)  # type: ignore[misc]
-    big = statistics.median(r["compile_s"] for r in rows if r["what"] == "compile" and r["mb"] == args.mb)  # type: ignore[misc]
-    keys = statistics.median(r["key_s"] for r in rows if r["what"] == "table")  # type: ignore[misc]
-    shas = statistics.median(r["sha256_s"] for r in rows if r["what"] == "table")  # type: ignore[misc]
+    def median(what: str, field: str, mb: int) -> float:
+        return statistics.median(
+            float(r[field])  # type: ignore[arg-type]
+            for r in rows
+            if r["what"] == what and r["mb"] == mb
+        )
+
+    base = median("compile", "compile_s", 0)
+    big = median("compile", "compile_s", args.mb)
+    keys = median("table", "key_s", args.table_mb)
+    shas = median("table", "sha256_s", args.table_mb)
     print(
         f"summary: scan.compile median {base:.3f} s without, {big:.3f} s with {args.mb} MB "
         f"({big / base:.2f}x); key of a callback reading {args.table_mb} MB {keys:.3f} s "
