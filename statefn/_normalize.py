@@ -34,6 +34,11 @@ __all__ = ["PrefixDescriptor", "Role", "normalize", "scan_op", "stateful", "stat
 #: The roles a callable can be normalised for.
 Role: TypeAlias = Literal["prefix", "scan_op"]
 ValueT_co = TypeVar("ValueT_co", bound=np.generic, covariant=True)
+# The state types of _StatefulDecorator's overloads: integers, and the rest.
+_IntegerStateT = TypeVar("_IntegerStateT", bound=np.integer[Any])
+_OtherStateT = TypeVar("_OtherStateT", np.float32, np.float64, np.void)
+#: The value type of a callback with an integer state (named for mypy's message).
+IntegerStateNeedsIntegerValues = TypeVar("IntegerStateNeedsIntegerValues", bound=np.integer[Any])
 
 #: What :func:`normalize` returns for ``role="prefix"``.
 PrefixDescriptor: TypeAlias = StatefulFunction[Any, Any] | StatelessFunction[Any]
@@ -77,19 +82,40 @@ class _StatefulDecorator(Generic[StateT]):
     # a callback whose block_aggregate is annotated Any, and mypy keeps a result
     # that every overload matched by an Any argument agrees on (different
     # results would be erased to StatefulFunction[Any, Any], losing StateT).
+    # An integer state takes integer values only (the plan refuses float values:
+    # the state would truncate their aggregate): mypy keeps the overloads whose
+    # self type fits the state, so for an integer state a float callback fails
+    # its overload with "Value of type variable "IntegerStateNeedsIntegerValues"
+    # ... cannot be "floating[_32Bit]"".
     @overload
-    def __call__(self, op: type[_StatefulFunctor[ValueT]]) -> StatefulFunction[StateT, ValueT]: ...
+    def __call__(
+        self: _StatefulDecorator[_IntegerStateT],
+        op: type[_StatefulFunctor[IntegerStateNeedsIntegerValues]],
+    ) -> StatefulFunction[_IntegerStateT, IntegerStateNeedsIntegerValues]: ...
+    @overload
+    def __call__(
+        self: _StatefulDecorator[_OtherStateT], op: type[_StatefulFunctor[ValueT]]
+    ) -> StatefulFunction[_OtherStateT, ValueT]: ...
     @overload
     def __call__(self, op: type[_RecordStatefulFunctor]) -> StatefulFunction[StateT, Any]: ...
     @overload
     def __call__(
-        self, op: Callable[[npt.NDArray[StateT], ValueT], ValueT]
-    ) -> StatefulFunction[StateT, ValueT]: ...
+        self: _StatefulDecorator[_IntegerStateT],
+        op: Callable[
+            [npt.NDArray[_IntegerStateT], IntegerStateNeedsIntegerValues],
+            IntegerStateNeedsIntegerValues,
+        ],
+    ) -> StatefulFunction[_IntegerStateT, IntegerStateNeedsIntegerValues]: ...
+    @overload
+    def __call__(
+        self: _StatefulDecorator[_OtherStateT],
+        op: Callable[[npt.NDArray[_OtherStateT], ValueT], ValueT],
+    ) -> StatefulFunction[_OtherStateT, ValueT]: ...
     @overload
     def __call__(
         self, op: Callable[[npt.NDArray[StateT], Any], _RecordResult]
     ) -> StatefulFunction[StateT, Any]: ...
-    def __call__(self, op: Any) -> StatefulFunction[StateT, Any]:
+    def __call__(self, op: Any) -> StatefulFunction[Any, Any]:
         return StatefulFunction(op, self._state_dtype, self._name)
 
 

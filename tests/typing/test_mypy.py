@@ -179,6 +179,7 @@ def test_fail_file_reports_expected_error(path: Path, fail_reports: list[Report]
 # "Possible overload variants" dump (scan/block.pyi explains how).
 ONE_LINE = (
     "block_aggregate_with_prefix",
+    "integer_state_float_values",
     "prefix_op_with_initial_value",
     "records_exclusive_sum",
     "records_inclusive_sum",
