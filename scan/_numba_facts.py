@@ -264,11 +264,19 @@ class CompileRequest:
     cc: tuple[int, int]
     block: Block | None
     options: tuple[tuple[str, Any], ...]
+    #: what was passed: a dispatcher, or the function itself
+    kernel: Any = None
 
     @property
     def memo_key(self) -> tuple[Any, ...]:
-        """Equal for requests that compile to the same code in one process."""
-        return (self.pyfunc, self.args, self.cc, self.block, self.options)
+        """Equal for requests that compile to the same code in one process.
+
+        Keyed by the dispatcher (or function) passed, as Numba compiles a
+        dispatcher once per signature: another ``cuda.jit`` of the same
+        function compiles again, with the globals' values of that moment.
+        """
+        kernel = self.pyfunc if self.kernel is None else self.kernel
+        return (kernel, self.args, self.cc, self.block, self.options)
 
 
 def compile_request(
@@ -298,4 +306,4 @@ def compile_request(
         raise TypeError(f"scan.compile: expected a @cuda.jit kernel or a function, got {kernel!r}")
     options = getattr(kernel, "targetoptions", {})
     chosen = tuple(sorted((k, options[k]) for k in honoured if options.get(k) is not None))
-    return CompileRequest(pyfunc, tuple(args), target, shape, chosen)
+    return CompileRequest(pyfunc, tuple(args), target, shape, chosen, kernel)

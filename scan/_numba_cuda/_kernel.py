@@ -86,9 +86,9 @@ def compile_kernel(
         normalize_signature=normalize_signature,
         honoured=_OPTIONS,
     )
-    # Like a dispatcher, compile a function once per signature and target in a
-    # process (numba numbers functions as it compiles them: a second compile
-    # would give other symbol names, and so other bytes).
+    # Like a dispatcher, compile a dispatcher (or a function) once per signature
+    # and target in a process (numba numbers functions as it compiles them: a
+    # second compile would give other symbol names, and so other bytes).
     memo_key = request.memo_key
     try:
         objects = _MEMO.get(memo_key)

@@ -552,3 +552,42 @@ def test_512_by_16_warp_transpose_fits_in_48_kib() -> None:
             block.store(dst[row], base, items, algorithm="warp_transpose")
 
     build(k, (arr(np.int32, 2), arr(np.int32, 2)), block=512)
+
+
+CAP = 1000
+
+
+@statefn.stateful(np.int64)
+def capped_total(state: Any, block_aggregate: Any) -> Any:
+    prefix = state[0]
+    state[0] = min(prefix + block_aggregate, CAP)
+    return prefix
+
+
+def test_kernel_compiled_after_a_global_changes_sees_the_new_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from statefn import _descriptors
+
+    counted: list[str] = []
+    original = _descriptors.descriptor_key
+
+    def counting(kind: str, **kwargs: Any) -> str:
+        if kind == "stateful":
+            counted.append(kind)
+        return original(kind, **kwargs)
+
+    def k(a: Any) -> None:
+        state = cuda.local.array(1, np.int64)
+        state[0] = 0
+        i = cuda.threadIdx.x
+        a[i] = block.inclusive_sum(a[i], prefix_op=capped_total, prefix_state=state, threads=64)
+        a[i] = block.inclusive_sum(a[i], prefix_op=capped_total, prefix_state=state, threads=64)
+
+    monkeypatch.setattr(_descriptors, "descriptor_key", counting)
+    first = scan.compile(cuda.jit(k), (arr(np.int32),), cc=CC, output="ltoir")
+    assert len(counted) == 1  # one key for the kernel's two calls
+    monkeypatch.setitem(globals(), "CAP", 200)
+    second = scan.compile(cuda.jit(k), (arr(np.int32),), cc=CC, output="ltoir")
+    assert len(counted) == 2
+    assert set(first[1:]) != set(second[1:])
