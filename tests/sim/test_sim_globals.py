@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Callbacks read the current values of their globals in the simulator, as in Python.
+
+A compiled kernel freezes the values of its compilation (a later compilation
+sees new ones); the simulator runs callbacks as Python, so every launch reads
+the values of that moment. Its per-block pinning of descriptor keys (a plan
+memo) must not freeze them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from numba import cuda
+
+import statefn
+from scan import block
+
+pytestmark = pytest.mark.sim
+
+CAP = 1000
+
+
+@statefn.stateful(np.int64)
+def capped_total(state: Any, block_aggregate: Any) -> Any:
+    prefix = state[0]
+    state[0] = min(prefix + block_aggregate, CAP)
+    return prefix
+
+
+@cuda.jit
+def capped_scan(src: Any, dst: Any) -> None:
+    state = cuda.local.array(1, np.int64)
+    state[0] = 0
+    items = cuda.local.array(2, np.int32)
+    for base in range(0, src.shape[0], 32 * 2):
+        block.load(src, base, items, oob_default=0)
+        block.inclusive_sum(items, items, prefix_op=capped_total, prefix_state=state)
+        block.store(dst, base, items)
+
+
+def _reference(src: np.ndarray, cap: int) -> np.ndarray:
+    out = np.empty_like(src)
+    carry = 0
+    for base in range(0, src.size, 64):
+        tile = src[base : base + 64]
+        out[base : base + 64] = carry + np.cumsum(tile)
+        carry = min(carry + int(tile.sum()), cap)
+    return out
+
+
+def test_a_launch_reads_the_globals_of_its_moment(monkeypatch: pytest.MonkeyPatch) -> None:
+    src = np.full(256, 5, np.int32)
+    dst = np.zeros_like(src)
+    key = capped_total.key
+    capped_scan[1, 32](src, dst)
+    np.testing.assert_array_equal(dst, _reference(src, 1000))
+    monkeypatch.setitem(globals(), "CAP", 200)
+    capped_scan[1, 32](src, dst)
+    np.testing.assert_array_equal(dst, _reference(src, 200))
+    assert capped_total.key != key
