@@ -5,9 +5,11 @@
 # prefix_state, a stateless one with it, out= with a scalar) match no overload.
 #
 # NOTE: a scalar payload is a NumPy scalar, one record, or a Python int/float
-# when no callback fixes the value type. An exclusive scan with a non-sum
-# operator and neither initial_value nor prefix_op is accepted here and rejected
-# when the kernel compiles (an operator object cannot be told from "+" statically).
+# when no callback fixes the value type. exclusive_scan with a non-sum operator
+# string and neither initial_value nor prefix_op is a static error; with an
+# operator object, a function or a ufunc (which cannot be told from "+"
+# statically), in scan(mode="exclusive"), on records or on Python scalars it is
+# accepted here and rejected when the kernel compiles.
 #
 # NOTE (records): a record value or state is np.void, NumPy's type for an item
 # of a structured dtype; the field names and types are not part of it, so they
@@ -48,6 +50,17 @@
 # - _ScanAlgorithmLike and _TileAlgorithmLike add Sequence[Never] (no string is
 #   one) so that a misspelled algorithm resembles the intended overload and mypy
 #   lists the accepted literals (a plain str never resembles a Literal).
+# - _SameDtype defers out= (and items= of load/store) the same way, so that an
+#   array of another dtype is `Argument 2 ... expected "ndarray[..., dtype[<the
+#   values' type>]] | ..."` rather than `Value of type variable "ValueT" ...
+#   cannot be "object"` (the join of two dtypes).
+# - StatefulPrefixOpNeedsPrefixState ends the stateless prefix_op union: a
+#   stateful callback without prefix_state (the stateful overloads require it)
+#   is checked against the stateless overload, and the expected type names it.
+# - exclusive_scan's overload without a prefix takes initial_value= required, or
+#   a sum-like scan_op= without it; NonSumOperatorNeedsInitialValueOrPrefixOp
+#   [Never] resembles every str after erasure (str.upper) and matches none, so
+#   scan_op="max" alone is one line naming it.
 # - The overloads after "# diagnostics" cannot match a real argument: their
 #   marker types (PrefixStateNeedsAStatefulPrefixOp,
 #   BlockAggregateCannotBeCombinedWithPrefixOp,
@@ -121,10 +134,21 @@ _ScanOpCodes: TypeAlias = Literal[
 _Threads: TypeAlias = int | tuple[int, int] | tuple[int, int, int]
 _TempStorage: TypeAlias = NDArray[np.uint8]
 _ScanOpLike: TypeAlias = _ScanOpCodes | ScanOperator | np.ufunc | Callable[[ValueT, ValueT], ValueT]
+_SumCodes: TypeAlias = Literal["+", "add", "sum", "plus"]
+# An exclusive scan without initial_value= or prefix_op=: only sums have an identity.
+_ExclusiveSeedlessOpLike: TypeAlias = (
+    _SumCodes
+    | ScanOperator
+    | np.ufunc
+    | Callable[[ValueT, ValueT], ValueT]
+    | NonSumOperatorNeedsInitialValueOrPrefixOp[Never]
+)
 _PyScanOpLike: TypeAlias = (
     _ScanOpCodes | ScanOperator | np.ufunc | Callable[[_PyScalarT, _PyScalarT], _PyScalarT]
 )
-_StatelessLike: TypeAlias = StatelessFunction[ValueT] | Callable[[ValueT], ValueT]
+_StatelessLike: TypeAlias = (
+    StatelessFunction[ValueT] | Callable[[ValueT], ValueT] | StatefulPrefixOpNeedsPrefixState
+)
 _InitialLike: TypeAlias = ValueT | int | float
 # Records: callbacks take named tuples of the fields (Any here) and return a tuple of
 # numbers; initial_value=/oob_default= are a record or a tuple of numbers.
@@ -138,6 +162,9 @@ _TileAlgorithmLike: TypeAlias = _TileAlgorithmCodes | Sequence[Never]
 _StateArray: TypeAlias = (
     np.ndarray[tuple[int], np.dtype[ScanStateT]] | np.generic[Callable[[], ScanStateT]]
 )
+# out= of a scan, items= of load/store: their dtype is the values' (src's, dst's),
+# deferred like _StateArray so that a mismatch names the argument and both dtypes.
+_SameDtype: TypeAlias = NDArray[ValueT] | np.generic[Callable[[], ValueT]]
 _AnyPrefixOp: TypeAlias = StatefulFunction[Any, Any] | StatelessFunction[Any] | Callable[[Any], Any]
 
 # Marker types of the diagnostic overloads (see the note at the top); not at run time.
@@ -149,6 +176,12 @@ class BlockAggregateCannotBeCombinedWithPrefixOp(np.generic):
 
 class InitialValueCannotBeCombinedWithPrefixOp(Protocol[_T_co]):
     def __abs__(self) -> _T_co: ...
+
+class StatefulPrefixOpNeedsPrefixState:
+    def __new__(cls) -> Never: ...
+
+class NonSumOperatorNeedsInitialValueOrPrefixOp(Protocol[_T_co]):
+    def upper(self) -> _T_co: ...
 
 class TempStorageLayout(NamedTuple):
     size: int
@@ -167,7 +200,7 @@ def temp_storage(
 def load(
     src: NDArray[ValueT],
     offset: int | np.integer[Any],
-    items: NDArray[ValueT],
+    items: _SameDtype[ValueT],
     *,
     valid_items: int | np.integer[Any] | None = None,
     oob_default: ValueT | int | float | None = None,
@@ -195,7 +228,7 @@ def load(
 def store(
     dst: NDArray[ValueT],
     offset: int | np.integer[Any],
-    items: NDArray[ValueT],
+    items: _SameDtype[ValueT],
     *,
     valid_items: int | np.integer[Any] | None = None,
     algorithm: _TileAlgorithmLike | None = None,
@@ -223,7 +256,7 @@ def store(
 @overload
 def scan(
     values: NDArray[ValueT],
-    out: NDArray[ValueT] | None = None,
+    out: _SameDtype[ValueT] | None = None,
     *,
     mode: _ModeCodes,
     scan_op: _ScanOpLike[ValueT] = "+",
@@ -240,7 +273,7 @@ def scan(
 @overload
 def scan(
     values: NDArray[ValueT],
-    out: NDArray[ValueT] | None = None,
+    out: _SameDtype[ValueT] | None = None,
     *,
     mode: _ModeCodes,
     scan_op: _ScanOpLike[ValueT] = "+",
@@ -257,7 +290,7 @@ def scan(
 @overload
 def scan(
     values: NDArray[ValueT],
-    out: NDArray[ValueT] | None = None,
+    out: _SameDtype[ValueT] | None = None,
     *,
     mode: _ModeCodes,
     scan_op: _ScanOpLike[ValueT] = "+",
@@ -508,7 +541,7 @@ def scan(
 @overload
 def inclusive_sum(
     values: NDArray[ValueT],
-    out: NDArray[ValueT] | None = None,
+    out: _SameDtype[ValueT] | None = None,
     *,
     prefix_op: StatefulFunction[StateT, ValueT],
     prefix_state: _StateArray[StateT],
@@ -522,7 +555,7 @@ def inclusive_sum(
 @overload
 def inclusive_sum(
     values: NDArray[ValueT],
-    out: NDArray[ValueT] | None = None,
+    out: _SameDtype[ValueT] | None = None,
     *,
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
@@ -536,7 +569,7 @@ def inclusive_sum(
 @overload
 def inclusive_sum(
     values: NDArray[ValueT],
-    out: NDArray[ValueT] | None = None,
+    out: _SameDtype[ValueT] | None = None,
     *,
     prefix_op: None = None,
     prefix_state: None = None,
@@ -643,7 +676,7 @@ def inclusive_sum(
 @overload
 def exclusive_sum(
     values: NDArray[ValueT],
-    out: NDArray[ValueT] | None = None,
+    out: _SameDtype[ValueT] | None = None,
     *,
     prefix_op: StatefulFunction[StateT, ValueT],
     prefix_state: _StateArray[StateT],
@@ -657,7 +690,7 @@ def exclusive_sum(
 @overload
 def exclusive_sum(
     values: NDArray[ValueT],
-    out: NDArray[ValueT] | None = None,
+    out: _SameDtype[ValueT] | None = None,
     *,
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
@@ -671,7 +704,7 @@ def exclusive_sum(
 @overload
 def exclusive_sum(
     values: NDArray[ValueT],
-    out: NDArray[ValueT] | None = None,
+    out: _SameDtype[ValueT] | None = None,
     *,
     prefix_op: None = None,
     prefix_state: None = None,
@@ -778,7 +811,7 @@ def exclusive_sum(
 @overload
 def inclusive_scan(
     values: NDArray[ValueT],
-    out: NDArray[ValueT] | None = None,
+    out: _SameDtype[ValueT] | None = None,
     *,
     scan_op: _ScanOpLike[ValueT],
     initial_value: None = None,
@@ -794,7 +827,7 @@ def inclusive_scan(
 @overload
 def inclusive_scan(
     values: NDArray[ValueT],
-    out: NDArray[ValueT] | None = None,
+    out: _SameDtype[ValueT] | None = None,
     *,
     scan_op: _ScanOpLike[ValueT],
     initial_value: None = None,
@@ -810,7 +843,7 @@ def inclusive_scan(
 @overload
 def inclusive_scan(
     values: NDArray[ValueT],
-    out: NDArray[ValueT] | None = None,
+    out: _SameDtype[ValueT] | None = None,
     *,
     scan_op: _ScanOpLike[ValueT],
     initial_value: _InitialLike[ValueT] | None = None,
@@ -1047,7 +1080,7 @@ def inclusive_scan(
 @overload
 def exclusive_scan(
     values: NDArray[ValueT],
-    out: NDArray[ValueT] | None = None,
+    out: _SameDtype[ValueT] | None = None,
     *,
     scan_op: _ScanOpLike[ValueT],
     initial_value: None = None,
@@ -1063,7 +1096,7 @@ def exclusive_scan(
 @overload
 def exclusive_scan(
     values: NDArray[ValueT],
-    out: NDArray[ValueT] | None = None,
+    out: _SameDtype[ValueT] | None = None,
     *,
     scan_op: _ScanOpLike[ValueT],
     initial_value: None = None,
@@ -1079,10 +1112,26 @@ def exclusive_scan(
 @overload
 def exclusive_scan(
     values: NDArray[ValueT],
-    out: NDArray[ValueT] | None = None,
+    out: _SameDtype[ValueT] | None = None,
     *,
     scan_op: _ScanOpLike[ValueT],
-    initial_value: _InitialLike[ValueT] | None = None,
+    initial_value: _InitialLike[ValueT],
+    prefix_op: None = None,
+    prefix_state: None = None,
+    block_aggregate: NDArray[ValueT] | None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+@overload
+def exclusive_scan(
+    values: NDArray[ValueT],
+    out: _SameDtype[ValueT] | None = None,
+    *,
+    scan_op: _ExclusiveSeedlessOpLike[ValueT],
+    initial_value: None = None,
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[ValueT] | None = None,
@@ -1132,7 +1181,23 @@ def exclusive_scan(
     out: None = None,
     *,
     scan_op: _ScanOpLike[ValueT],
-    initial_value: _InitialLike[ValueT] | None = None,
+    initial_value: _InitialLike[ValueT],
+    prefix_op: None = None,
+    prefix_state: None = None,
+    block_aggregate: NDArray[ValueT] | None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> ValueT: ...
+@overload
+def exclusive_scan(
+    values: ValueT,
+    out: None = None,
+    *,
+    scan_op: _ExclusiveSeedlessOpLike[ValueT],
+    initial_value: None = None,
     prefix_op: None = None,
     prefix_state: None = None,
     block_aggregate: NDArray[ValueT] | None = None,

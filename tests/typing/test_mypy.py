@@ -179,7 +179,10 @@ def test_fail_file_reports_expected_error(path: Path, fail_reports: list[Report]
 # "Possible overload variants" dump (scan/block.pyi explains how).
 ONE_LINE = (
     "block_aggregate_with_prefix",
+    "exclusive_scan_without_seed",
     "integer_state_float_values",
+    "load_items_dtype",
+    "out_dtype_mismatch",
     "prefix_op_with_initial_value",
     "records_exclusive_sum",
     "records_inclusive_sum",
@@ -187,6 +190,7 @@ ONE_LINE = (
     "scalar_prefix_state",
     "state_dtype_mismatch",
     "state_element_prefix_state",
+    "stateful_without_prefix_state",
     "stateless_with_prefix_state",
     "structured_state",
     "two_dimensional_local_state",

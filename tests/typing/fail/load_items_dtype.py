@@ -16,6 +16,6 @@ ITEMS = 4
 def widen(src: NDArray[np.int32], dst: NDArray[np.int64]) -> None:
     items = cuda.local.array(ITEMS, np.int64)
     base = cuda.blockIdx.x * BLOCK * ITEMS
-    block.load(src, base, items, threads=BLOCK)  # E: type-var: Value of type variable "ValueT" of "load" cannot be
+    block.load(src, base, items, threads=BLOCK)  # E: arg-type: Argument 3 to "load" has incompatible type "_ShapedNDArray[tuple[int], dtype[signedinteger[_64Bit]]]"; expected "ndarray[tuple[Any, ...], dtype[signedinteger[_32Bit]]] | generic[Callable[[], signedinteger[_32Bit]]]"
     block.inclusive_sum(items, threads=BLOCK)
     block.store(dst, base, items, threads=BLOCK)

@@ -17,5 +17,5 @@ def widening_cumsum(src: NDArray[np.int32], dst: NDArray[np.int64]) -> None:
     wide = cuda.local.array(ITEMS, np.int64)
     base = cuda.blockIdx.x * BLOCK * ITEMS
     block.load(src, base, items, threads=BLOCK)
-    block.inclusive_sum(items, wide, threads=BLOCK)  # E: type-var: Value of type variable "ValueT" of "inclusive_sum" cannot be
+    block.inclusive_sum(items, wide, threads=BLOCK)  # E: arg-type: Argument 2 to "inclusive_sum" has incompatible type "_ShapedNDArray[tuple[int], dtype[signedinteger[_64Bit]]]"; expected "ndarray[tuple[Any, ...], dtype[signedinteger[_32Bit]]] | generic[Callable[[], signedinteger[_32Bit]]] | None"
     block.store(dst, base, wide, threads=BLOCK)

@@ -26,5 +26,5 @@ def row_cumsum(src: NDArray[np.int32], dst: NDArray[np.int32]) -> None:
     items = cuda.local.array(ITEMS, np.int32)
     for base in range(0, src.shape[0], BLOCK * ITEMS):
         block.load(src, base, items, threads=BLOCK)
-        block.inclusive_sum(items, prefix_op=running_total, threads=BLOCK)  # E: arg-type: Argument "prefix_op" to "inclusive_sum" has incompatible type "StatefulFunction[signedinteger[_64Bit], signedinteger[_32Bit]]"
+        block.inclusive_sum(items, prefix_op=running_total, threads=BLOCK)  # E: arg-type: Argument "prefix_op" to "inclusive_sum" has incompatible type "StatefulFunction[signedinteger[_64Bit], signedinteger[_32Bit]]"; expected "StatelessFunction[signedinteger[_32Bit]] | Callable[[signedinteger[_32Bit]], signedinteger[_32Bit]] | StatefulPrefixOpNeedsPrefixState"
         block.store(dst, base, items, threads=BLOCK)
