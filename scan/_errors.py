@@ -15,6 +15,7 @@ __all__ = [
     "ScanTypeError",
     "StateContractError",
     "ToolchainError",
+    "too_much_shared_memory",
 ]
 
 
@@ -72,3 +73,33 @@ class StateContractError(ScanError, RuntimeError):
     whose callback takes in items that no load filled. The message names the
     kernel's file and line, the rule broken and the fix.
     """
+
+
+def too_much_shared_memory(
+    name: str, need: int, limit: int, *, log: str = "", arrays_only: bool = False
+) -> CompileError:
+    """The refusal of a kernel that declares more static shared memory than a kernel may.
+
+    Raised by the link (ptxas reports the total) and, with the same first
+    sentence, by the simulator (`arrays_only`: `need` counts the kernel's own
+    ``cuda.shared.array`` allocations, before any temp storage).
+    """
+    if arrays_only:
+        why = (
+            f"its cuda.shared.array allocations alone take {need} bytes, before the temp "
+            "storage of its scan.block calls: make them smaller (a tile per block, not a "
+            "row), or keep the tile in local arrays (block.load/block.store move it without "
+            "a shared copy)"
+        )
+    else:
+        why = (
+            "most of it is the temp storage of its scan.block calls: use tile I/O that needs "
+            "none (algorithm='vectorize' or 'direct'), fewer threads or items per thread, or "
+            "one caller-owned buffer passed as temp_storage= to the calls (block.temp_storage "
+            "sizes it; see the temp storage docs)"
+        )
+    return CompileError(
+        f"kernel {name} needs {need} bytes of static shared memory, more than the {limit} "
+        f"({limit // 1024} KiB) a kernel may declare; {why}",
+        log=log,
+    )

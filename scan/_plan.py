@@ -51,6 +51,7 @@ __all__ = [
     "plan_scan",
     "plan_tile_io",
     "resolve_block",
+    "tile_size",
 ]
 
 _PLAN_SCHEMA_VERSION = 1
@@ -433,6 +434,33 @@ def _local_array_hint(dtype: np.dtype) -> str:
     if dtype.names is not None:
         return f"cuda.local.array(1, {statefn.dtype_name(dtype)} dtype)"
     return f"cuda.local.array(1, np.{dtype.name})"
+
+
+def tile_size(items_per_thread: object, threads: object, launch_block: Block | None) -> int:
+    """``block.tile_size``: the block's threads times the items per thread.
+
+    `items_per_thread` is the length of the items array when it is a
+    ``cuda.local.array`` of literal length (or a literal int), else None;
+    the block shape comes from ``threads=`` and/or the launch as for every
+    call (:func:`resolve_block`).
+
+    Raises
+    ------
+    PlanError
+        When the items per thread or the block shape is not known.
+    """
+    if not isinstance(items_per_thread, int | np.integer) or isinstance(items_per_thread, bool):
+        raise PlanError(
+            "tile_size: cannot tell how many items each thread holds: items is not a "
+            "cuda.local.array of literal length in this kernel, nor a literal int; pass the "
+            "items array of the tile's block.load, or the items per thread: block.tile_size(8)"
+        )
+    if items_per_thread < 1:
+        raise PlanError(
+            f"tile_size: items per thread must be at least 1 (got {items_per_thread})"
+        )
+    block = resolve_block("tile_size", threads, launch_block)
+    return block[0] * block[1] * block[2] * int(items_per_thread)
 
 
 def _items_per_thread(function: str, values: Operand, items_per_thread: int | None) -> int:

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from ._build import temp_storage_layout
-from ._calls import CALLS, host_backend, host_call
+from ._calls import CALLS, host_backend, host_call, kernel_only
 from ._errors import PlanError
 from ._target import check_cc
 from ._vocab import TempStorageLayout
@@ -48,6 +48,7 @@ __all__ = [
     "scan",
     "store",
     "temp_storage",
+    "tile_size",
 ]
 
 
@@ -190,6 +191,36 @@ def store(*args: Any, **kwargs: Any) -> Any:
     Parameters as in :func:`load`.
     """
     return host_call("store", args, kwargs)
+
+
+def tile_size(items: Any, *, threads: Any = None) -> int:
+    """The items one tile holds: the block's threads times the items per thread.
+
+    Step a tile loop by it instead of a hand-written product, so the loop
+    follows the launch (``threads x len(items)``, as :func:`load` moves)::
+
+        for base in range(0, src.shape[0], block.tile_size(items)):
+            block.load(src, base, items)
+
+    A compile-time constant in compiled kernels (a kernel compiled for one
+    block shape, like every ``scan.block`` call).
+
+    Parameters
+    ----------
+    items : local array or int
+        The tile's items array (a ``cuda.local.array`` of literal length in
+        this kernel), or the items per thread as a literal int.
+    threads : int or tuple, optional
+        Literal block shape; defaults to the launch's (as in :func:`scan`).
+
+    Returns
+    -------
+    int
+    """
+    backend = host_backend()
+    if backend is None:
+        raise kernel_only("tile_size")
+    return int(backend.call("tile_size", {"items": items, "threads": threads}))
 
 
 def temp_storage(

@@ -87,6 +87,7 @@ __all__ = [
     "scan",
     "store",
     "temp_storage",
+    "tile_size",
 ]
 
 # Value-restricted, not bounded: two arrays of different dtypes must not meet at
@@ -196,6 +197,7 @@ def temp_storage(
     algorithm: str | None = None,
     cc: tuple[int, int] | None = None,
 ) -> TempStorageLayout: ...
+def tile_size(items: NDArray[Any] | int, *, threads: _Threads | None = None) -> int: ...
 @overload
 def load(
     src: NDArray[ValueT],

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .._cache import Artifact, get_or_build
-from .._errors import CompileError
+from .._errors import CompileError, too_much_shared_memory
 from .._keys import compile_key
 from .._target import arch
 from .._toolchain import dist_version, nvjitlink_version
@@ -155,14 +155,7 @@ def shared_memory_error(exc: BaseException, name: str) -> CompileError | None:
     if found is None:
         return None
     need, limit = int(found[1], 16), int(found[2], 16)
-    return CompileError(
-        f"kernel {name} needs {need} bytes of static shared memory, more than the {limit} "
-        f"({limit // 1024} KiB) a kernel may declare; most of it is the temp storage of its "
-        "scan.block calls: use tile I/O that needs none (algorithm='vectorize' or 'direct'), "
-        "fewer threads or items per thread, or one caller-owned buffer passed as "
-        "temp_storage= to the calls (block.temp_storage sizes it; see the temp storage docs)",
-        log=str(exc),
-    )
+    return too_much_shared_memory(name, need, limit, log=str(exc))
 
 
 def link_objects(objects: Sequence[bytes], cc: tuple[int, int], name: str = "") -> bytes:

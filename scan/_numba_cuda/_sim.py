@@ -29,7 +29,6 @@ import linecache
 import os
 import sys
 import threading
-import traceback
 import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -48,7 +47,7 @@ from .._calls import (
     plan_call,
     set_host_backend,
 )
-from .._errors import PlanError, ScanTypeError, StateContractError
+from .._errors import PlanError, ScanTypeError, StateContractError, too_much_shared_memory
 from .._plan import (
     ArrayFact,
     Block,
@@ -58,8 +57,11 @@ from .._plan import (
     ScanPlan,
     TileIOPlan,
     TupleFact,
+    tile_size,
 )
 from .._vocab import WARP_THREADS
+from ._strides import note_carried_scan, tile_step_error
+from ._unfilled import UnfilledBool, clear_branch, is_unfilled, plain, taints_write, unfilled
 
 __all__ = [
     "CONTRACT_ENV",
@@ -69,6 +71,7 @@ __all__ = [
     "install",
     "scan_call",
     "tile_io_call",
+    "tile_size_call",
 ]
 
 # how often a thread waiting for its turn checks whether the simulator aborted
@@ -168,7 +171,7 @@ def _operand(function: str, name: str, obj: Any, memory: Memory | None = None) -
             contiguous=bool(obj.flags.c_contiguous),
             memory=memory,
         )
-    if isinstance(obj, bool | np.bool_):
+    if isinstance(obj, bool | np.bool_ | UnfilledBool):
         raise boolean_operand(function, name)
     if isinstance(obj, np.generic | int | float | complex):
         return ScalarFact(np.asarray(obj).dtype)
@@ -228,8 +231,14 @@ def _plan(
 #: (state initialised differently per thread, scans over items no load filled).
 CONTRACT_ENV = "STATEFN_SCAN_SIM_CONTRACT"
 
-# where a local array's items came from (one code per item)
-_NEVER, _WRITTEN, _LOADED, _LEFTOVER = 0, 1, 2, 3
+# where a local array's items came from (one code per item); _DERIVED: written
+# with a value computed from (or chosen by a comparison of) an unfilled item
+_NEVER, _WRITTEN, _LOADED, _LEFTOVER, _DERIVED = 0, 1, 2, 3, 4
+
+
+def _unfilled_codes(origin: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per item: whether no load filled it (never written, left over, or derived from such)."""
+    return (origin == _NEVER) | (origin >= _LEFTOVER)  # type: ignore[no-any-return]
 
 
 class _LocalArray(np.ndarray):
@@ -240,7 +249,9 @@ class _LocalArray(np.ndarray):
     are filled with a poison pattern (NaN for floats, bytes ``0xA5``
     otherwise), and :attr:`origin` records per item whether it was ever
     written, loaded by ``block.load``, or left over from an earlier load by a
-    partial one.
+    partial one. Reading an item that no load filled gives a value marked as
+    such (:mod:`scan._numba_cuda._unfilled`), and writing a marked value (or
+    one a marked comparison chose) marks the item written to.
     """
 
     origin: np.ndarray[Any, Any] | None = None
@@ -258,12 +269,31 @@ class _LocalArray(np.ndarray):
             # (state[0].a = 1.0), which the array does not see
             never = self.origin[key] == _NEVER
             self.origin[key] = np.where(never, _WRITTEN, self.origin[key])
+        elif isinstance(out, np.number) and self.origin is not None:
+            code = self.origin[key]
+            if code == _NEVER or code >= _LEFTOVER:
+                return unfilled(out)
         return out
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        origin = self.origin
+        if origin is None:
+            super().__setitem__(key, plain(value))
+            return
+        code = _WRITTEN
+        if is_unfilled(value):
+            code, value = _DERIVED, plain(value)
+        elif taints_write(sys._getframe(1)):
+            code = _DERIVED
         super().__setitem__(key, value)
-        if self.origin is not None:
-            self.origin[key] = _WRITTEN
+        source = getattr(value, "origin", None)
+        if source is not None and code == _WRITTEN:
+            try:  # a copy of items (flags[:4] = items[:4]) keeps their marks
+                origin[key] = np.where(_unfilled_codes(source), _DERIVED, _WRITTEN)
+                return
+            except ValueError:
+                pass
+        origin[key] = code
 
 
 def _local_array(buffer: np.ndarray[Any, Any]) -> _LocalArray:
@@ -341,7 +371,7 @@ def _bad_items(values: Any, items: int) -> tuple[int, int] | None:
     if origin is None:
         return None
     for i in range(min(items, len(origin))):
-        if origin[i] in (_NEVER, _LEFTOVER):
+        if origin[i] in (_NEVER, _LEFTOVER, _DERIVED):
             return i, int(origin[i])
     return None
 
@@ -352,8 +382,10 @@ def _items_to_check(plan: ScanPlan, values: Any) -> tuple[int, int] | None:
     The block aggregate reaches the prefix callback (and so the state carried
     to the next tile) or ``block_aggregate=``: every item of the tile counts.
     """
-    if plan.scalar or not (plan.prefix_op is not None or plan.has_block_aggregate):
+    if not (plan.prefix_op is not None or plan.has_block_aggregate):
         return None
+    if plan.scalar:
+        return (0, _DERIVED) if is_unfilled(values) else None
     return _bad_items(values, plan.items_per_thread)
 
 
@@ -364,6 +396,17 @@ def _check_items(plan: ScanPlan, bad: list[tuple[int, int] | None]) -> None:
         return
     rank, (item, origin) = found
     consumer = "the prefix callback" if plan.prefix_op is not None else "block_aggregate="
+    if origin == _DERIVED:
+        raise _contract_error(
+            f"{plan.function}: values hold an item computed from an item that no load filled: "
+            f"item {item} of thread {rank} was computed from (or chosen by a comparison of) an "
+            "item past a partial tile's valid range, which block.load leaves as it was without "
+            f"oob_default=, and {consumer} takes in the whole tile's aggregate; pass "
+            "oob_default= to block.load (a value whose result is the scan's identity, e.g. 0 "
+            "when the flags are items[i] > 0), or compute only from items before the valid "
+            "count (flags[i] = 1 if base + cuda.threadIdx.x * len(items) + i < n and "
+            "items[i] > 0 else 0)"
+        )
     if origin == _NEVER:
         what = (
             f"item {item} of thread {rank} was never written (a cuda.local.array starts "
@@ -759,12 +802,15 @@ def scan_call(function: str, bound: Mapping[str, Any]) -> Any:
         The scanned item for a scalar ``values``.
     """
     thread = _current_thread(function)
+    clear_branch()
     launch = _launch_block(thread)
     memory = _memory(bound.get("prefix_state"))
     options = {k: _pinned(thread, _unwrap(v)) for k, v in bound.items()}
     with np.errstate(all="ignore"):
         plan = _plan(function, options, launch, memory)
         assert isinstance(plan, ScanPlan)
+        if plan.prefix_op is not None:
+            note_carried_scan(thread)
         return _scan(thread, plan, options["values"], options.get("out"), options)
 
 
@@ -928,6 +974,7 @@ def tile_io_call(function: str, bound: Mapping[str, Any]) -> None:
         The arguments passed, by parameter name (:func:`scan._calls.bind`).
     """
     thread = _current_thread(function)
+    clear_branch()
     launch = _launch_block(thread)
     options = {k: _unwrap(v) for k, v in bound.items()}
     plan = _plan(function, options, launch)
@@ -945,6 +992,10 @@ def tile_io_call(function: str, bound: Mapping[str, Any]) -> None:
             f"{function}: offset={start} is negative; the tile would start before the array "
             "(out-of-bounds access on a GPU)"
         )
+    if isinstance(array, np.ndarray) and _contract_checks():
+        wrong_step = tile_step_error(thread, plan, array, start, valid)
+        if wrong_step is not None:
+            raise _contract_error(wrong_step)
     ipt = plan.items_per_thread
     threads = plan.threads
     rank = _rank(thread)
@@ -972,6 +1023,23 @@ def tile_io_call(function: str, bound: Mapping[str, Any]) -> None:
                     array[start + pos] = items[i]
     if plan.auto_sync and _moved_through_shared_memory(plan, array, start, valid):
         _barrier(thread)
+
+
+def tile_size_call(bound: Mapping[str, Any]) -> int:
+    """``block.tile_size`` for the calling simulated thread.
+
+    As when compiled, the items array must be a local array (its length is
+    the items per thread) or the items per thread a literal int.
+    """
+    thread = _current_thread("tile_size")
+    items = _unwrap(bound["items"])
+    per_thread: object = None
+    if isinstance(items, np.ndarray):
+        if items.ndim == 1 and _memory(items) == "local":
+            per_thread = items.shape[0]
+    elif isinstance(items, int | np.integer):
+        per_thread = items
+    return tile_size(per_thread, bound.get("threads"), _launch_block(thread))
 
 
 def _moved_through_shared_memory(
@@ -1017,6 +1085,8 @@ class SimulatorHost:
         """Run entry point `name` for the calling simulated thread."""
         if name in ("load", "store"):
             return tile_io_call(name, bound)
+        if name == "tile_size":
+            return tile_size_call(bound)
         return scan_call(name, bound)
 
     def default_cc(self) -> tuple[int, int]:
@@ -1028,6 +1098,23 @@ def install() -> None:
     """Route :mod:`scan.block` calls to the simulator, and let kernels align arrays."""
     set_host_backend(SimulatorHost())
     _allow_alignment()
+
+
+#: The static shared memory a kernel may declare (ptxas refuses more).
+STATIC_SHARED_LIMIT = 48 * 1024
+
+_allocation_lock = threading.Lock()
+
+
+def _check_static_shared(shared: Any, adding: int) -> None:
+    """Refuse a block's static shared arrays beyond what a compiled kernel may declare."""
+    need = adding + sum(int(a.nbytes) for a in shared._allocations.values())
+    if need <= STATIC_SHARED_LIMIT:
+        return
+    manager = getattr(threading.current_thread(), "_manager", None)
+    kernel = getattr(manager, "_f", None)
+    name = getattr(kernel, "__name__", "(unnamed)")
+    raise too_much_shared_memory(name, need, STATIC_SHARED_LIMIT, arrays_only=True)
 
 
 def _allow_alignment() -> None:
@@ -1054,19 +1141,25 @@ def _allow_alignment() -> None:
         return alignment
 
     def shared(self: Any, shape: Any, dtype: Any, alignment: Any = None) -> Any:
-        if alignment is None or shape == 0:  # dynamic shared memory is one buffer
+        if shape == 0:  # dynamic shared memory is one buffer
             array = shared_array(self, shape, dtype)
             _shared_arrays[id(array)] = array
             return array
-        align = check(alignment)
+        align = None if alignment is None else check(alignment)
         # the simulator's rule: one allocation per calling source line and block
-        key = traceback.extract_stack(sys._getframe())[-2][0:2]
-        found = self._allocations.get(key)
-        if found is None:
-            dt = numpy_support.as_dtype(dtype) if isinstance(dtype, types.Type) else dtype
-            found = _aligned(np.zeros(shape, dtype=dt), align)
-            self._allocations[key] = found
-            _shared_arrays[id(found)] = found
+        # (its own lookup would name this function's line for every array)
+        caller = sys._getframe(1)
+        key = (caller.f_code.co_filename, caller.f_lineno)
+        with _allocation_lock:
+            found = self._allocations.get(key)
+            if found is None:
+                dt = numpy_support.as_dtype(dtype) if isinstance(dtype, types.Type) else dtype
+                found = np.zeros(shape, dtype=dt)
+                if align is not None:
+                    found = _aligned(found, align)
+                _check_static_shared(self, found.nbytes)
+                self._allocations[key] = found
+                _shared_arrays[id(found)] = found
         return found
 
     def local(self: Any, shape: Any, dtype: Any, alignment: Any = None) -> Any:

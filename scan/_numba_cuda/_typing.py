@@ -520,3 +520,102 @@ def _make_template(name: str) -> type[AbstractTemplate]:
 for _name, _fn in FUNCTIONS.items():
     _template = _make_template(_name)
     typing_registry.register_global(_fn, _EntryPointType(_template))
+
+
+# ---------------------------------------------------------------------------
+# block.tile_size: a constant, known when the kernel is typed
+#
+# A rewrite records the literal length of the items array (as for the block
+# calls); the template computes the tile size from it and the launch's block
+# shape (or threads=) and types the call as that integer literal; the lowering
+# emits the constant.
+
+from numba.cuda.cudaimpl import registry as _lowering_registry  # noqa: E402
+
+from .._errors import PlanError  # noqa: E402
+from .._plan import tile_size as _tile_size  # noqa: E402
+
+_TILE_SIZE_PUBLIC = inspect.signature(block.tile_size)
+# the signature block.tile_size is typed and lowered with (the hidden lengths last)
+_TILE_SIZE_SIG = inspect.Signature(
+    [
+        inspect.Parameter("items", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        inspect.Parameter("threads", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None),
+        inspect.Parameter(LENGTHS_KW, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None),
+    ]
+)
+
+
+@register_rewrite("before-inference")
+class RecordTileSizeItems(RecordStaticLengths):
+    """Add the hidden literal keyword with the ``items`` array's literal length."""
+
+    def match(self, func_ir: Any, block_: Any, typemap: Any, calltypes: Any) -> bool:
+        self._pending = []
+        for stmt in block_.body:
+            if not (isinstance(stmt, ir.assign_types) and isinstance(stmt.value, ir.expr_types)):
+                continue
+            expr = stmt.value
+            if expr.op != "call" or any(k == LENGTHS_KW for k, _ in expr.kws):
+                continue
+            try:
+                if _resolve(func_ir, expr.func) is not block.tile_size:
+                    continue
+            except (LookupError, AttributeError):
+                continue
+            try:
+                bound = _TILE_SIZE_PUBLIC.bind_partial(*expr.args, **dict(expr.kws))
+                items = bound.arguments.get("items")
+            except TypeError:
+                items = None  # typing reports the binding error
+            n = None if items is None else _static_length(func_ir, items)
+            self._pending.append((stmt, "tile_size", "" if n is None else f"items={n}", []))
+        if self._pending:
+            self._block = block_
+            return True
+        return False
+
+
+def _tile_items_per_thread(items: Any, hidden: Any) -> object:
+    """The literal int passed as ``items``, or the recorded length of the items array."""
+    if isinstance(items, types.IntegerLiteral):
+        return items.literal_value
+    lengths, _ = _parse_lengths(FACTS.literal("tile_size", LENGTHS_KW, hidden))
+    return lengths.get("items")
+
+
+class _TileSizeTemplate(AbstractTemplate):  # type: ignore[misc]
+    key = block.tile_size
+    prefer_literal = True
+
+    def generic(self, args: tuple[Any, ...], kws: Mapping[str, Any]) -> Any:
+        visible = {k: v for k, v in kws.items() if k != LENGTHS_KW}
+        try:
+            try:
+                bound = _TILE_SIZE_PUBLIC.bind(*args, **visible).arguments
+            except TypeError as exc:
+                raise PlanError(f"tile_size: {exc}; call it as block.tile_size(items)") from None
+            threads = bound.get("threads")
+            n = _tile_size(
+                _tile_items_per_thread(bound["items"], kws.get(LENGTHS_KW)),
+                None if threads is None else FACTS.literal("tile_size", "threads", threads),
+                _launch_block("tile_size"),
+            )
+        except ScanError as exc:
+            raise _Rejection(_located(exc)) from None
+        passed = {**bound, LENGTHS_KW: kws.get(LENGTHS_KW)}
+        argtys = tuple(
+            passed[p] if passed.get(p) is not None else types.Omitted(None)
+            for p in _TILE_SIZE_SIG.parameters
+        )
+        return signature(types.IntegerLiteral(n), *argtys).replace(pysig=_TILE_SIZE_SIG)
+
+
+typing_registry.register_global(block.tile_size, _EntryPointType(_TileSizeTemplate))
+
+
+def _lower_tile_size(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+    return context.get_constant(types.intp, sig.return_type.literal_value)
+
+
+_lowering_registry.lower(block.tile_size, types.VarArg(types.Any))(_lower_tile_size)

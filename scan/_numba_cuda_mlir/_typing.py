@@ -352,3 +352,95 @@ class _EntryPointType(types.Function):  # type: ignore[misc]
 for _name, _fn in FUNCTIONS.items():
     extending.typing_registry.register_global(_fn, _EntryPointType(_make_template(_name)))
 extending.refresh_registries(typing=True, target=False, include_uninitialized_cuda=False)
+
+
+# ---------------------------------------------------------------------------
+# block.tile_size: a constant, known when the kernel is typed
+#
+# The planner adds the hidden keyword (the items array's literal length, the
+# launch's block shape) to block.tile_size calls too; the typing computes the
+# tile size from it (or threads=) and types the call as that integer literal;
+# the lowering stores the constant.
+
+import inspect  # noqa: E402
+
+from numba_cuda_mlir._mlir import ir as _mlir_ir  # noqa: E402
+from numba_cuda_mlir._mlir.dialects import arith  # noqa: E402
+
+from .._errors import PlanError  # noqa: E402
+from .._plan import tile_size as _tile_size  # noqa: E402
+
+_TILE_SIZE_PUBLIC = inspect.signature(block.tile_size)
+
+
+@extending.register_planner
+class RecordTileSizeFacts(RecordCallFacts):
+    """The hidden keyword (items length, launch shape) on ``block.tile_size`` calls."""
+
+    @staticmethod
+    def _facts(func_ir: Any, stmt: Any, kernel: bool, *_: Any) -> str | None:
+        if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr)):
+            return None
+        expr = stmt.value
+        if expr.op != "call" or any(k == HIDDEN_KW for k, _ in expr.kws):
+            return None
+        try:
+            if _resolve(func_ir, expr.func) is not block.tile_size:
+                return None
+        except (LookupError, AttributeError):
+            return None
+        try:
+            bound = _TILE_SIZE_PUBLIC.bind_partial(*expr.args, **dict(expr.kws))
+            items = bound.arguments.get("items")
+        except TypeError:
+            return ""  # typing reports the binding error
+        call = None if items is None else _allocation(func_ir, items, kernel)[1]
+        length = None if call is None else _static_length(func_ir, call)
+        return "" if length is None else f"items={length}"
+
+
+def _tile_size_of(args: tuple[Any, ...], kws: Mapping[str, Any]) -> int:
+    """The tile size a call with these argument types names (rejections raised)."""
+    visible = {k: v for k, v in kws.items() if k != HIDDEN_KW}
+    try:
+        bound = _TILE_SIZE_PUBLIC.bind(*args, **visible).arguments
+    except TypeError as exc:
+        raise PlanError(f"tile_size: {exc}; call it as block.tile_size(items)") from None
+    hidden = kws.get(HIDDEN_KW)
+    lengths, _, launch = _parse(hidden.literal_value if isinstance(hidden, types.Literal) else "")
+    items = bound["items"]
+    per_thread = (
+        items.literal_value if isinstance(items, types.IntegerLiteral) else lengths.get("items")
+    )
+    threads = bound.get("threads")
+    return _tile_size(
+        per_thread,
+        None if threads is None else FACTS.literal("tile_size", "threads", threads),
+        launch,
+    )
+
+
+class _TileSizeTemplate(AbstractTemplate):  # type: ignore[misc]
+    key = block.tile_size
+    prefer_literal = True
+
+    def generic(self, args: tuple[Any, ...], kws: Mapping[str, Any]) -> Any:
+        try:
+            n = _tile_size_of(tuple(args), kws)
+        except ScanError as exc:
+            raise _rejection(exc) from None
+        return signature(types.IntegerLiteral(n), *args, *kws.values())
+
+
+extending.typing_registry.register_global(block.tile_size, _EntryPointType(_TileSizeTemplate))
+extending.refresh_registries(typing=True, target=False, include_uninitialized_cuda=False)
+
+
+def _lower_tile_size(lower: Any, target: Any, args: Any, kws: Any) -> None:
+    arg_types = tuple(lower.get_numba_type(v.name) for v in args)
+    kw_types = {k: lower.get_numba_type(v.name) for k, v in kws}
+    n = _tile_size_of(arg_types, kw_types)
+    lower.store_var(target, arith.constant(_mlir_ir.IntegerType.get_signless(64), n))
+
+
+extending.lower_builtin(block.tile_size, types.VarArg(types.Any))(_lower_tile_size)
