@@ -171,7 +171,11 @@ def test_integer_callback_scans_scan_thread_items_first(mode, op):
 @pytest.mark.parametrize(
     "over",
     [
-        {"values": ArrayFact(np.float32, 1, 4)},  # rounding: CUB's order
+        {  # rounding: CUB's order (a float state: an integer one cannot hold the sums)
+            "values": ArrayFact(np.float32, 1, 4),
+            "prefix_op": running_total.with_state_dtype(np.float64),
+            "prefix_state": ArrayFact(np.float64, 1, 1),
+        },
         {"values": ArrayFact(np.int32, 1, 1)},  # one item: nothing to gain
         {"values": ArrayFact(np.int32, 1, 4), "prefix_op": None, "prefix_state": None},
     ],
