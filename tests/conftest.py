@@ -8,6 +8,13 @@ on a GPU with ``SCAN_TESTS_BACKEND=gpu``), ``sim_only`` (the simulator's own
 behaviour), ``fuzz`` (the differential fuzzer; its seed is in the header),
 ``sanitize`` (GPU tests run under compute-sanitizer). Compiles without a GPU
 always name the target explicitly: :data:`CC`.
+
+Property tests (hypothesis) draw the same examples on every run: the ``scan``
+profile derandomises them and keeps no example database, so CI is
+reproducible. ``SCAN_HYPOTHESIS_SEED=<int>`` draws other examples, seeded by
+that number (tools/gpu_suite.sh passes its fuzzer seed; run again with the
+same value to repeat); ``--hypothesis-seed`` given to pytest takes precedence.
+The fuzzer's tests carry their own ``@seed`` (``SCAN_FUZZ_SEED``).
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings
 
 #: The compute capability CPU-side compile tests target (the H200's).
 CC = (9, 0)
@@ -23,6 +31,28 @@ SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 #: Set on a GPU machine to run the shared block-semantics tests (marked ``sim``)
 #: on the device instead of in the simulator.
 GPU_BACKEND = os.environ.get("SCAN_TESTS_BACKEND") == "gpu"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Derandomised property tests, or seeded by ``--hypothesis-seed``/``SCAN_HYPOTHESIS_SEED``.
+
+    Runs before hypothesis's pytest plugin reads the option, and before any
+    test module is imported, so the profiles and ``@settings`` the tests
+    declare later inherit the choice. A profile a conftest collected earlier
+    has loaded (tests/sim/conftest.py's, when pytest is pointed at that
+    folder) gets it too: it is re-registered with it, which hypothesis applies
+    at once. (Not at import: test modules import this file again as
+    ``conftest``.)
+    """
+    seed = config.getoption("hypothesis_seed", None) or os.environ.get("SCAN_HYPOTHESIS_SEED")
+    if seed:
+        config.option.hypothesis_seed = seed
+    current = settings.get_current_profile_name()
+    name = "scan" if current == "default" else current
+    parent = settings.get_profile(current)
+    settings.register_profile(name, parent, derandomize=not seed, database=None)
+    settings.load_profile(name)
 
 
 def _has_gpu() -> bool:
@@ -39,12 +69,16 @@ def _has_gpu() -> bool:
     return bool(cuda.is_available())
 
 
-def pytest_report_header(config: pytest.Config) -> str:
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    seed = config.getoption("hypothesis_seed", None)
+    properties = "property tests: " + (
+        f"seed {seed}" if seed is not None else "derandomised (SCAN_HYPOTHESIS_SEED picks a seed)"
+    )
     try:
         from cases import fuzz
     except Exception as exc:  # the tests that import it will report it properly
-        return f"scan fuzz: settings unavailable ({type(exc).__name__}: {exc})"
-    return fuzz.describe()
+        return [f"scan fuzz: settings unavailable ({type(exc).__name__}: {exc})", properties]
+    return [fuzz.describe(), properties]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

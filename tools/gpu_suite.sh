@@ -42,6 +42,8 @@
 #                      it the property tests run in a second process beside the rest
 #   FUZZ=0             skip the fuzzer (and the replay)
 #   FUZZ_SEED          base seed (default: the current time; printed, reuse it to repeat a run)
+#   SCAN_HYPOTHESIS_SEED  the property tests' seed (default: FUZZ_SEED; CI runs them
+#                      derandomised instead: tests/conftest.py)
 #   FUZZ_SHARDS        fuzzer processes (default 12)
 #   FUZZ_EXAMPLES      cases drawn per process (default 55: about 560 run on the GPU,
 #                      the rest refused); FUZZ_MIN_CASES (default 500) warns below it
@@ -169,10 +171,14 @@ SUITE_BUDGET_S=${SUITE_BUDGET_S:-570}
 GPU_TEST_TIMEOUT=${GPU_TEST_TIMEOUT:-300}
 PYTEST=("$PY" -m pytest -q -p no:cacheprovider -p no:benchmark)
 PROPERTIES="tests/sim/test_sim_properties.py"
+# the property tests draw other examples each run, seeded as the fuzzer is
+FUZZ_SEED=${FUZZ_SEED:-$(date +%s)}
+export SCAN_HYPOTHESIS_SEED=${SCAN_HYPOTHESIS_SEED:-$FUZZ_SEED}
 tests_rc=skipped
 tests_line="tests skipped"
 if [ "${SKIP_TESTS:-0}" != "1" ]; then
-    log "== GPU tests (limit ${GPU_TEST_TIMEOUT}s)" | tee -a "$OUT/gpu_tests.log"
+    log "== GPU tests (limit ${GPU_TEST_TIMEOUT}s; property tests: repeat with" \
+        "SCAN_HYPOTHESIS_SEED=$SCAN_HYPOTHESIS_SEED)" | tee -a "$OUT/gpu_tests.log"
     # The GPU-only tests plus the block-semantics cases the simulator suite
     # runs (SCAN_TESTS_BACKEND=gpu), spread over workers: most of the time is
     # compiling kernels, which the shared disk cache lets processes share.
