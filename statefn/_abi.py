@@ -30,6 +30,7 @@ compiled for the requested compute capability, with or without a GPU
 from __future__ import annotations
 
 import functools
+import linecache
 import threading
 from types import CellType, FunctionType, ModuleType
 from typing import Any
@@ -51,7 +52,7 @@ from ._dtypes import (
 )
 from ._errors import CallbackCompileError, RoleError, describe_callable
 
-__all__ = ["LoweredCallback", "lower", "pointer_abi"]
+__all__ = ["LoweredCallback", "lower", "pointer_abi", "result_error", "result_kind"]
 
 _PARAMS: dict[str, str] = {
     "stateful": "void* result, void* state, const void* aggregate",
@@ -97,6 +98,64 @@ class LoweredCallback:
 
 _MEMO: dict[tuple[str, str, str, str, tuple[int, int]], LoweredCallback] = {}
 _LOCK = threading.Lock()
+
+
+_ROLES = {
+    "stateful": "stateful prefix callback",
+    "stateless": "stateless prefix callback",
+    "scan_op": "scan operator",
+}
+
+
+def result_error(
+    descriptor: Descriptor, returned: str, value_dtype: np.dtype[Any]
+) -> CallbackCompileError:
+    """The error for a callback whose result cannot be a scan value, in both backends' words.
+
+    *returned* is ``"none"`` (no return statement, or a path without one),
+    ``"array"``, ``"record"``, or a short description of another result. The
+    message names the callback and the line of its ``def`` as a traceback does.
+    """
+    fn = callback_function(descriptor.op)
+    code = getattr(fn, "__code__", None)
+    label = describe_callable(fn if fn is not None else descriptor.op)
+    if descriptor.name is not None:
+        label = f"{descriptor.name!r} ({label})"
+    where = ""
+    if code is not None:
+        line = code.co_firstlineno
+        for skip in range(20):  # past decorators, to the def line
+            text = linecache.getline(code.co_filename, line + skip).strip()
+            if text.startswith(("def ", "async def ")) or "lambda" in text:
+                line += skip
+                break
+        text = linecache.getline(code.co_filename, line).strip()
+        where = f'\n  File "{code.co_filename}", line {line}, in {code.co_name}'
+        where += f"\n    {text}" if text else ""
+    role = _ROLES[descriptor.kind]
+    if is_record(value_dtype):
+        names = [f.name for f in record_fields(value_dtype)]
+        expected = (
+            f"a tuple of {len(names)} numbers for {dtype_name(value_dtype)} values (the "
+            f"fields {', '.join(names)} in order)"
+        )
+        example = f"return ({', '.join(names)})"
+    else:
+        expected = f"a number (converted to {dtype_name(value_dtype)}, the values' dtype)"
+        example = "return prefix" if descriptor.kind != "scan_op" else "return a + b"
+    if returned == "none":
+        got = "returned None: it has no return statement, or a path through it ends without one"
+        fix = f"{expected} on every path, e.g. {example}"
+    elif returned == "array":
+        got = "returned an array (the state array itself?)"
+        fix = f"{expected}, e.g. state[0] or a number computed from it, not state"
+    elif returned == "record" and not is_record(value_dtype):
+        got = "returned a record (such as state[0] of a record state)"
+        fix = f"{expected}: one of its fields (state[0].total) or a number computed from them"
+    else:
+        got = f"returned {'a record' if returned == 'record' else returned}"
+        fix = f"{expected}, e.g. {example}"
+    return CallbackCompileError(f"{role} {label} {got}. Return {fix}.{where}")
 
 
 def _check_cc(cc: object) -> tuple[int, int]:
@@ -193,7 +252,7 @@ def lower(
         fn = callback_function(descriptor.op)
         if fn is None:  # pragma: no cover - descriptors validate this at construction
             raise TypeError(f"descriptor op {describe_callable(descriptor.op)} is not a function")
-        ltoir = _compile(kind, fn, descriptor.name, value_dt, state_dt, target, symbol)
+        ltoir = _compile(descriptor, fn, value_dt, state_dt, target, symbol)
         lowered = LoweredCallback(
             symbol=symbol,
             c_decl=c_decl,
@@ -382,20 +441,65 @@ def _omitted_defaults(fn: FunctionType) -> list[Any]:
     return values
 
 
+class _BadResultError(Exception):
+    """Raised while lowering: the callback's result cannot be a scan value."""
+
+    def __init__(self, returned: str) -> None:
+        super().__init__(returned)
+        self.returned = returned
+
+
+def _bad_result(exc: BaseException | None) -> _BadResultError | None:
+    """The :class:`_BadResultError` that *exc* wraps (Numba wraps errors raised in lowering)."""
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, _BadResultError):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return None
+
+
+def result_kind(got: Any, types: Any, *, record: bool) -> str | None:
+    """How :func:`result_error` names a callback's inferred return type *got*, or
+    None when it can become a value (*types*: the front end's Numba types module)."""
+    if got == types.none or isinstance(got, types.NoneType | types.Optional):
+        return "none"
+    if isinstance(got, types.Array):
+        return "array"
+    if isinstance(got, types.Record):
+        return "record"
+    if not isinstance(got, types.BaseTuple if record else types.Number | types.Boolean):
+        return f"a value of type {got}"
+    return None
+
+
+def _check_result(got: Any, *, record: bool) -> None:
+    """Refuse a callback result type that cannot become a value (see :func:`result_error`)."""
+    from numba.cuda import types
+
+    returned = result_kind(got, types, record=record)
+    if returned is not None:
+        raise _BadResultError(returned)
+
+
 def _compile(
-    kind: str,
+    descriptor: Descriptor,
     fn: FunctionType,
-    name: str | None,
     value_dt: np.dtype[Any],
     state_dt: np.dtype[Any] | None,
     cc: tuple[int, int],
     symbol: str,
 ) -> bytes:
+    kind, name = descriptor.kind, descriptor.name
     try:
         if is_record(value_dt) or is_record(state_dt):
             return _compile_numba_records(kind, fn, value_dt, state_dt, cc, symbol)
         return _compile_numba(kind, fn, value_dt, state_dt, cc, symbol)
     except Exception as exc:
+        bad = _bad_result(exc)
+        if bad is not None:
+            raise result_error(descriptor, bad.returned, value_dt) from None
         label = repr(name) if name is not None else describe_callable(fn)
         dtypes = f"value dtype {dtype_name(value_dt)}" + (
             f", state dtype {dtype_name(state_dt)}" if state_dt is not None else ""
@@ -454,10 +558,14 @@ def _compile_numba(
         # compile_subroutine(caching=False): Numba's internal cache keys on the
         # code object and closure only, so functions differing in defaults or
         # globals would otherwise share one compiled body.
-        sig = signature(VT, *arg_types, *omitted)
-        cres = context.compile_subroutine(builder, user_op, sig, caching=False)
+        # The return type is inferred, checked, then cast to the value type.
+        declared = signature(None, *arg_types, *omitted)
+        cres = context.compile_subroutine(builder, user_op, declared, caching=False)
+        got = cres.signature.return_type
+        _check_result(got, record=False)
         filler = [context.get_dummy_value() for _ in omitted]
-        return context.call_internal(builder, cres.fndesc, sig, [*args, *filler])
+        out = context.call_internal(builder, cres.fndesc, cres.signature, [*args, *filler])
+        return context.cast(builder, out, got, VT)
 
     if kind == "stateful":
         assert state_dt is not None
@@ -594,20 +702,17 @@ def _compile_numba_records(
     def call_user(context: Any, builder: Any, arg_types: list[Any], args: list[Any]) -> Any:
         # the return type is inferred (a named tuple does not convert to a
         # plain tuple type in typing), then cast to RT field by field
-        declared = signature(RT if not record else None, *arg_types, *omitted)
+        declared = signature(None, *arg_types, *omitted)
         cres = context.compile_subroutine(builder, user_op, declared, caching=False)
         sig = cres.signature
+        got = sig.return_type
+        _check_result(got, record=record)
+        if record and len(got) != len(fields):
+            raise _BadResultError(f"a tuple of {len(got)} items")
         filler = [context.get_dummy_value() for _ in omitted]
         out = context.call_internal(builder, cres.fndesc, sig, [*args, *filler])
-        got = sig.return_type
-        if record and not (isinstance(got, types.BaseTuple) and len(got) == len(fields)):
-            raise TypeError(
-                f"the callback returns {got}; a record result is a tuple of "
-                f"{len(fields)} numbers (the fields {', '.join(f.name for f in fields)} in "
-                "order), e.g. return (x, y)"
-            )
         if not record:
-            return out
+            return context.cast(builder, out, got, RT)
         items = [
             context.cast(builder, builder.extract_value(out, i), got[i], ty)
             for i, ty in enumerate(field_tys)

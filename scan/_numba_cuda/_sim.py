@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 import statefn
+from statefn._abi import result_error
 
 from .._calls import (
     MISSING,
@@ -630,8 +631,8 @@ def _combiner(op: statefn.ScanOperator, dtype: np.dtype[Any]) -> Callable[[Any, 
     fn = _host_callable(op.op, op)
     if dtype.names is not None:
         tup = statefn.record_tuple(dtype)
-        return lambda a, b: _record_result(fn(_fields(a, tup), _fields(b, tup)), dtype)
-    return lambda a, b: _cast(fn(a, b), dtype)
+        return lambda a, b: _cast(_result(op, fn(_fields(a, tup), _fields(b, tup)), dtype), dtype)
+    return lambda a, b: _cast(_result(op, fn(a, b), dtype), dtype)
 
 
 def _fields(value: Any, tup: Any) -> Any:
@@ -639,17 +640,65 @@ def _fields(value: Any, tup: Any) -> Any:
     return tup(*(value[i] for i in range(len(tup._fields))))
 
 
-def _record_result(value: Any, dtype: np.dtype[Any]) -> Any:
-    """A callback's record result: a tuple of as many numbers as fields, cast to them."""
-    fields = statefn.record_fields(dtype)
-    if not isinstance(value, tuple) or len(value) != len(fields):
-        got = "a record" if isinstance(value, np.void) else type(value).__name__
-        raise statefn.CallbackCompileError(
-            f"a callback returned {got} for values of {statefn.dtype_name(dtype)}; a record "
-            f"result is a tuple of {len(fields)} numbers (the fields "
-            f"{', '.join(f.name for f in fields)} in order), e.g. return (x, y)"
-        )
-    return _cast(value, dtype)
+def _returned(value: Any, dtype: np.dtype[Any]) -> str | None:
+    """What a callback returned, when it cannot be a value of *dtype* (:func:`result_error`)."""
+    if value is None:
+        return "none"
+    if isinstance(value, np.ndarray):
+        return "array"
+    if isinstance(value, np.void):
+        return "record"
+    if dtype.names is not None:
+        if not isinstance(value, tuple):
+            return f"a value of type {type(value).__name__}"
+        if len(value) != len(dtype.names):
+            return f"a tuple of {len(value)} items"
+    elif isinstance(value, tuple | list | dict | str | bytes):
+        return f"a value of type {type(value).__name__}"
+    return None
+
+
+def _result(descriptor: Any, value: Any, dtype: np.dtype[Any]) -> Any:
+    """*value*, which the callback *descriptor* returned, if it can be a value of *dtype*.
+
+    Refused otherwise with the compiler's words, the callback's ``def`` line
+    in the message and no traceback of the simulator's own.
+    """
+    returned = _returned(value, dtype)
+    if returned is None:
+        return value
+    raise result_error(descriptor, returned, dtype).with_traceback(None) from None
+
+
+def _rethrown(error: BaseException) -> BaseException:
+    """*error*, raised first by another thread of the block, for this thread to raise.
+
+    A copy: one exception object re-raised by every thread would collect every
+    thread's frames. The copy keeps the first thread's frames from the user's
+    own code on (a callback's failing line), under this thread's.
+    """
+    try:
+        copied = type(error)(*error.args)
+    except Exception:
+        return error
+    # the frames are the simulator's, the kernel's, the library's, then the user's callback's
+    tb, runs, inside = error.__traceback__, 0, None
+    while tb is not None:
+        library = _library_file(tb.tb_frame.f_code.co_filename)
+        if library != inside:
+            inside, runs = library, runs + 1
+        if runs == 4:
+            break
+        tb = tb.tb_next
+    return copied.with_traceback(tb)
+
+
+def _library_file(filename: str) -> bool:
+    """Whether *filename* is this library's, Numba's or Python's threading code."""
+    path = os.path.abspath(filename)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    inside = any(path.startswith(os.path.join(root, pkg) + os.sep) for pkg in ("scan", "statefn"))
+    return inside or "numba" in filename or "threading" in filename
 
 
 def _host_callable(obj: Any, descriptor: Callable[..., Any]) -> Callable[..., Any]:
@@ -850,7 +899,7 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
             raise
     _barrier(thread)
     if call.error is not None:
-        raise call.error
+        raise _rethrown(call.error)
     if call.mismatch is not None or call.arrived != threads or not call.computed:
         raise RuntimeError(
             f"{plan.function}: every thread of the block must make the same scan.block calls "
@@ -921,7 +970,7 @@ def _run_prefix(thread: Any, plan: ScanPlan, call: _Call, rank: int, block: _Blo
     if rank < n_callers:
         _wait(thread, call, lambda: call.turn == rank or call.error is not None)
         if call.error is not None:
-            raise call.error
+            raise _rethrown(call.error)
         try:
             if rank == 0 and plan.stateful and block.first_use(call.states[0]):
                 _check_states(plan, call, n_callers)
@@ -930,8 +979,7 @@ def _run_prefix(thread: Any, plan: ScanPlan, call: _Call, rank: int, block: _Blo
             if record:  # callbacks see a record value as a named tuple
                 aggregate = _fields(aggregate, statefn.record_tuple(plan.value_dtype))
             result = fn(call.states[rank], aggregate) if plan.stateful else fn(aggregate)
-            if record:
-                result = _record_result(result, plan.value_dtype)
+            result = _result(descriptor, result, plan.value_dtype)
             if rank == 0:
                 call.prefix = _cast(result, plan.value_dtype)
         except BaseException as exc:
@@ -946,7 +994,7 @@ def _run_prefix(thread: Any, plan: ScanPlan, call: _Call, rank: int, block: _Blo
             call.cond.notify_all()
     _wait(thread, call, lambda: call.prefix_ready or call.error is not None)
     if call.error is not None:
-        raise call.error
+        raise _rethrown(call.error)
 
 
 # ---------------------------------------------------------------------------

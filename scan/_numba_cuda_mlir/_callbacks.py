@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 import statefn
+from statefn._abi import result_error, result_kind
 
 from ._target import offline_target
 
@@ -76,6 +77,34 @@ def _wrapper(kind: str, op: Any, state_dtype: np.dtype[Any] | None) -> Any:
         return 0
 
     return binary
+
+
+def _result_kind(
+    fn: FunctionType,
+    kind: str,
+    value_dtype: np.dtype[Any],
+    state_dtype: np.dtype[Any] | None,
+    cc: tuple[int, int],
+) -> str | None:
+    """Why `fn`'s result cannot be a value, from its inferred return type (None: it can,
+    or `fn` does not compile by itself). Asked only after a failed compile: for some
+    results (an array) numba-cuda-mlir fails inside the wrapper with an internal error."""
+    from numba_cuda_mlir import cuda
+    from numba_cuda_mlir.numba_cuda import types
+    from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype
+
+    value = from_dtype(value_dtype)
+    operands: tuple[Any, ...] = {"stateless": (value,), "scan_op": (value, value)}.get(kind, ())
+    if kind == "stateful":
+        operands = (types.Array(from_dtype(state_dtype), 1, "C"), value)
+    try:
+        with offline_target(cc):
+            _, resty = cuda.compile(
+                _renamed(fn, f"{fn.__name__}__result"), operands, device=True, cc=cc
+            )
+    except Exception:
+        return None
+    return result_kind(resty, types, record=value_dtype.names is not None)
 
 
 class MlirCallbacks:
@@ -141,6 +170,9 @@ class MlirCallbacks:
                     cc=cc,
                 )
         except Exception as exc:
+            returned = _result_kind(fn, kind, value_dtype, state_dt, cc)
+            if returned is not None:
+                raise result_error(descriptor, returned, value_dtype) from None
             label = repr(descriptor.name) if descriptor.name else getattr(fn, "__qualname__", fn)
             raise statefn.CallbackCompileError(
                 f"could not compile {kind} callback {label} for value dtype {value_dtype} "

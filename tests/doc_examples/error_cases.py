@@ -11,6 +11,7 @@ and the simulator run); the kernel triggers compile for ``cc=(9, 0)``.
 from __future__ import annotations
 
 import functools
+import linecache
 import types
 from collections.abc import Callable
 
@@ -29,6 +30,7 @@ from scan._plan import (
     plan_tile_io,
     resolve_block,
 )
+from statefn._abi import lower
 
 # The callbacks the cases use, defined in a module named ``kernels`` so that
 # messages read as they would in a user's program (``kernels.running_total``).
@@ -63,9 +65,25 @@ def star_kwargs(state, block_aggregate, **options):
 
 def needs_scale(state, block_aggregate, *, scale):
     return block_aggregate * scale
+
+@statefn.stateful(np.int64)
+def forgets_return(state, block_aggregate):
+    prefix = state[0]
+    state[0] = prefix + block_aggregate
+
+@statefn.stateful(np.int64)
+def returns_state(state, block_aggregate):
+    state[0] += block_aggregate
+    return state
+
+@statefn.stateful(np.dtype([("total", np.int64), ("tiles", np.int32)], align=True))
+def returns_record(state, block_aggregate):
+    return state[0]
 """
 kernels = types.ModuleType("kernels")
 exec(compile(_KERNELS_SOURCE, "kernels.py", "exec"), kernels.__dict__)
+# messages quote a callback's def line, as from a file on disk
+linecache.cache["kernels.py"] = (len(_KERNELS_SOURCE), None, _KERNELS_SOURCE.splitlines(True), "")
 running_total = kernels.running_total
 zero_prefix = kernels.zero_prefix
 
@@ -164,6 +182,10 @@ CASES: dict[str, Callable[[], object]] = {
     "arity_kwonly": lambda: statefn.stateful(np.int64)(kernels.needs_scale),
     "not_callable": lambda: statefn.stateful(np.int64)(3),  # type: ignore[arg-type]
     "not_compilable": lambda: statefn.stateful(np.int64)(functools.partial(kernels.larger, 1)),
+    # ---- what callbacks return (compiled for cc 9.0; the simulator says the same)
+    "result_none": lambda: lower(kernels.forgets_return, np.int32, cc=(9, 0)),
+    "result_state_array": lambda: lower(kernels.returns_state, np.int32, cc=(9, 0)),
+    "result_record": lambda: lower(kernels.returns_record, np.int32, cc=(9, 0)),
     # ---- block shape
     "no_block_shape": lambda: resolve_block("inclusive_sum", None, None),
     "launch_differs": lambda: resolve_block("inclusive_sum", 128, (64, 1, 1)),
