@@ -59,6 +59,9 @@ import enum
 import functools
 import hashlib
 import math
+import os
+import sys
+import sysconfig
 from collections.abc import Iterator
 from types import BuiltinFunctionType, CellType, CodeType, FunctionType, ModuleType
 from typing import Any
@@ -110,6 +113,31 @@ def _label(obj: Any) -> str:
 
 def _float(value: float) -> bytes:
     return b"nan" if math.isnan(value) else _text(value.hex())
+
+
+@functools.lru_cache(maxsize=1)
+def _library_roots() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    roots = {os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return tuple(sorted(root + os.sep for root in roots))
+
+
+@functools.lru_cache(maxsize=4096)
+def _installed_module(name: str) -> bool:
+    if name.partition(".")[0] in sys.stdlib_module_names:
+        return True
+    module = sys.modules.get(name)
+    path = getattr(module, "__file__", None)
+    return isinstance(path, str) and os.path.realpath(path).startswith(_library_roots())
+
+
+def _installed(fn: FunctionType) -> bool:
+    """Whether *fn* is the standard library's or an installed package's, not the program's.
+
+    Such functions are keyed by their qualified name: their code belongs to a
+    release, and walking their globals would reach the library's own state.
+    """
+    return _installed_module(str(getattr(fn, "__module__", "") or ""))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -227,6 +255,8 @@ class _Fingerprinter:
         if isinstance(obj, CodeType):
             return self.code(obj)
         if isinstance(obj, FunctionType):
+            if _installed(obj):
+                return _frame("library-function", *_qualified(obj))
             return self.function(obj)
         if is_numba_dispatcher(obj):
             return self._dispatcher(obj, where)
