@@ -456,9 +456,7 @@ def tile_size(items_per_thread: object, threads: object, launch_block: Block | N
             "items array of the tile's block.load, or the items per thread: block.tile_size(8)"
         )
     if items_per_thread < 1:
-        raise PlanError(
-            f"tile_size: items per thread must be at least 1 (got {items_per_thread})"
-        )
+        raise PlanError(f"tile_size: items per thread must be at least 1 (got {items_per_thread})")
     block = resolve_block("tile_size", threads, launch_block)
     return block[0] * block[1] * block[2] * int(items_per_thread)
 
@@ -744,6 +742,8 @@ def _check_state_holds_values(
     fix = f"@statefn.stateful(np.{value_dtype.name})"
     if want.names is None and value_dtype.names is None:
         why = _lossy_state(want, value_dtype)
+        if why is not None and _state_only_counts(prefix, value_dtype):
+            return
         where = f"state dtype {want}, which cannot hold the aggregate of {value_dtype} values"
     elif want.names is not None and value_dtype.names is not None:
         if set(want.names) != set(value_dtype.names):
@@ -770,6 +770,52 @@ def _check_state_holds_values(
             f"state dtype that holds the values, e.g. {fix}, or cast the values to the "
             "state's dtype before the scan"
         )
+
+
+def _probe_aggregates(value: np.dtype) -> list[Any]:
+    """Aggregates that a state of too narrow a type cannot hold: fractions, signs, magnitudes."""
+    if value.kind == "f":
+        one = value.type(1)
+        finfo = np.finfo(value)
+        # a fraction, the value's last significant bit, and a magnitude
+        return [one / value.type(3), np.nextafter(one, value.type(2)), -finfo.max / 2]
+    info = np.iinfo(value)
+    # small, and with every bit of the type set (no float of fewer digits holds them)
+    probes = [3, info.max // 3, info.max]
+    if value.kind == "i":
+        probes += [-1, info.min // 3, info.min]
+    return [value.type(v) for v in probes]
+
+
+def _state_only_counts(prefix: statefn.StatefulFunction[Any, Any], value: np.dtype) -> bool:
+    """Whether the callback's state does not carry the aggregate, so its dtype need not hold it.
+
+    A state may count calls or tiles (an int32 counter beside float values)
+    rather than carry the running aggregate. The callback runs on the host,
+    as in the simulator, with probe aggregates the declared state could not
+    hold: once with a state array of its declared dtype and once with one of
+    Python numbers, which loses nothing. The same state after every probe
+    means the aggregate never reached the state. A callback that cannot run
+    on the host (it calls device functions) is taken to carry it.
+    """
+    import warnings
+
+    for aggregate in _probe_aggregates(value):
+        declared = np.zeros(1, prefix.state_dtype)
+        exact = np.zeros(1, object)
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                prefix(declared, aggregate)
+                prefix(exact, aggregate)
+            # as Python numbers, which compare ints and floats exactly
+            got, want = (getattr(x, "item", lambda x=x: x)() for x in (declared[0], exact[0]))
+            same = bool(got == want)
+        except Exception:  # not runnable on the host: the dtype rule stands
+            return False
+        if not same:
+            return False
+    return True
 
 
 def _lossy_state(state: np.dtype, value: np.dtype) -> str | None:

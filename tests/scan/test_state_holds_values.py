@@ -223,3 +223,37 @@ def test_scan_compile_refuses_it() -> None:
     assert got == _message(
         "int64", "float32", "an integer state drops the fraction of a float32 aggregate"
     )
+
+
+def count_calls(state: Any, block_aggregate: Any) -> Any:
+    state[0] = state[0] + 1  # counts tiles: the aggregate never reaches the state
+    return block_aggregate - block_aggregate
+
+
+def carry_and_count(state: Any, block_aggregate: Any) -> Any:
+    prefix = state[0]
+    state[0] = prefix + block_aggregate if block_aggregate > 0 else prefix + 1
+    return prefix
+
+
+@pytest.mark.parametrize(
+    ("state", "values"), [("int32", "float32"), ("int32", "int64"), ("uint8", "float64")]
+)
+def test_a_state_that_only_counts_is_accepted(state: str, values: str) -> None:
+    counter = statefn.stateful(np.dtype(state), name="count_calls")(count_calls)
+    plan = scan_plan(
+        values=ArrayFact(np.dtype(values), 1, 4),
+        prefix_op=counter,
+        prefix_state=ArrayFact(np.dtype(state), 1, 1),
+    )
+    assert plan.prefix_op == counter
+
+
+def test_a_state_that_carries_the_aggregate_on_some_path_is_refused() -> None:
+    carrier = statefn.stateful(np.int32, name="carry_and_count")(carry_and_count)
+    with pytest.raises(ScanTypeError, match="an integer state drops the fraction"):
+        scan_plan(
+            values=ArrayFact(np.float32, 1, 4),
+            prefix_op=carrier,
+            prefix_state=ArrayFact(np.int32, 1, 1),
+        )
