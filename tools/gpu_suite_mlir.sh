@@ -35,11 +35,16 @@ say() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
 PATHS=$REPO
 shopt -s nullglob
 wheels=(.whl/*.whl)
+archives=(.whl/*.tar.xz)
 shopt -u nullglob
 if [ ${#wheels[@]} -gt 0 ]; then
     "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
         --target /tmp/site "${wheels[@]}" && PATHS=/tmp/site:$PATHS
 fi
+for archive in "${archives[@]}"; do
+    # an installed site-packages tree, packed (smaller than its wheel)
+    mkdir -p /tmp/site && tar -xJf "$archive" -C /tmp/site && PATHS=/tmp/site:$PATHS
+done
 if [ -f .mlir/mlir.tar.xz ]; then
     mkdir -p /tmp/mlir && tar -xJf .mlir/mlir.tar.xz -C /tmp/mlir && PATHS=$PATHS:/tmp/mlir
 fi
