@@ -653,7 +653,9 @@ def _scan_tiles(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
                     if case.prefix == "count":
                         seed = dtype.type(0)
                 elif case.prefix == "stateless":
-                    seed = dtype.type(10)
+                    # the callback's own arithmetic: agg - agg + 10 is NaN for an
+                    # infinite or NaN float aggregate (a product of padding can overflow)
+                    seed = dtype.type(_ten(aggregate))
                 elif case.initial_value is not None:
                     seed = dtype.type(case.initial_value)
                 elif case.mode == "exclusive":
