@@ -20,7 +20,14 @@ spelling. Importing this package imports no CUDA module.
 
 from __future__ import annotations
 
-from ._abi import pointer_abi
+from ._abi import (
+    CallbackABI,
+    LoweredCallback,
+    callback_abi,
+    pointer_abi,
+    result_error,
+    result_kind,
+)
 from ._descriptors import (
     BUILTIN_OPERATORS,
     BuiltinOperator,
@@ -59,8 +66,10 @@ __all__ = [
     "STATE_DTYPES",
     "ArityError",
     "BuiltinOperator",
+    "CallbackABI",
     "CallbackCompileError",
     "Descriptor",
+    "LoweredCallback",
     "NotCallableError",
     "PrefixDescriptor",
     "RecordField",
@@ -76,12 +85,15 @@ __all__ = [
     "UnknownOperatorError",
     "ValueT",
     "as_value_dtype",
+    "callback_abi",
     "dtype_key",
     "dtype_name",
     "normalize",
     "pointer_abi",
     "record_fields",
     "record_tuple",
+    "result_error",
+    "result_kind",
     "scan_op",
     "stateful",
     "stateless",

@@ -31,7 +31,6 @@ from numba.cuda.cudadrv import nvvm
 from numba.cuda.cudaimpl import registry as lowering_registry
 
 import statefn
-from statefn import _abi
 
 from .._build import Built, CallbackDescriptor, CompiledCallback, build
 from .._calls import IO_CALLS
@@ -39,6 +38,7 @@ from .._errors import PlanError
 from .._plan import ScanPlan, TileIOPlan
 from .._toolchain import nvvm_version
 from . import _linkcache
+from ._callbacks import lower
 from ._typing import FUNCTIONS, KERNEL_GROUPS, declared_threads, fold_signature, typed_plan
 
 __all__ = ["CALLBACKS", "NumbaCallbacks", "current_cc"]
@@ -53,7 +53,7 @@ _PARAMS = {name: tuple(fold_signature(name).parameters) for name in FUNCTIONS}
 
 
 class NumbaCallbacks:
-    """Compiles user callbacks with numba-cuda (:func:`statefn._abi.lower`)."""
+    """Compiles user callbacks with numba-cuda (:func:`scan._numba_cuda._callbacks.lower`)."""
 
     @property
     def frontend(self) -> str:
@@ -67,7 +67,7 @@ class NumbaCallbacks:
     ) -> CompiledCallback:
         """Compile `descriptor` to the pointer ABI with Numba."""
         nvvm_version()  # a missing NVVM is a ToolchainError, not a callback's fault
-        lowered = _abi.lower(descriptor, value_dtype, cc=cc)
+        lowered = lower(descriptor, value_dtype, cc=cc)
         return CompiledCallback(symbol=lowered.symbol, c_decl=lowered.c_decl, ltoir=lowered.ltoir)
 
 

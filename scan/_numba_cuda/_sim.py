@@ -36,7 +36,6 @@ from typing import Any
 import numpy as np
 
 import statefn
-from statefn._abi import result_error
 
 from .._calls import (
     MISSING,
@@ -641,7 +640,7 @@ def _fields(value: Any, tup: Any) -> Any:
 
 
 def _returned(value: Any, dtype: np.dtype[Any]) -> str | None:
-    """What a callback returned, when it cannot be a value of *dtype* (:func:`result_error`)."""
+    """What a callback returned that cannot be a value of *dtype* (:func:`statefn.result_error`)."""
     if value is None:
         return "none"
     if isinstance(value, np.ndarray):
@@ -667,7 +666,7 @@ def _result(descriptor: Any, value: Any, dtype: np.dtype[Any]) -> Any:
     returned = _returned(value, dtype)
     if returned is None:
         return value
-    raise result_error(descriptor, returned, dtype).with_traceback(None) from None
+    raise statefn.result_error(descriptor, returned, dtype).with_traceback(None) from None
 
 
 def _rethrown(error: BaseException) -> BaseException:

@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 import statefn
-from statefn._abi import result_error, result_kind
 
 from ._target import offline_target
 
@@ -104,7 +103,7 @@ def _result_kind(
             )
     except Exception:
         return None
-    return result_kind(resty, types, record=value_dtype.names is not None)
+    return statefn.result_kind(resty, types, record=value_dtype.names is not None)
 
 
 class MlirCallbacks:
@@ -172,7 +171,7 @@ class MlirCallbacks:
         except Exception as exc:
             returned = _result_kind(fn, kind, value_dtype, state_dt, cc)
             if returned is not None:
-                raise result_error(descriptor, returned, value_dtype) from None
+                raise statefn.result_error(descriptor, returned, value_dtype) from None
             label = repr(descriptor.name) if descriptor.name else getattr(fn, "__qualname__", fn)
             raise statefn.CallbackCompileError(
                 f"could not compile {kind} callback {label} for value dtype {value_dtype} "

@@ -23,6 +23,7 @@ from numba.cuda import types as nbtypes
 
 import statefn
 from scan import block
+from scan._numba_cuda._callbacks import lower
 from scan._plan import (
     ArrayFact,
     ScalarFact,
@@ -30,7 +31,6 @@ from scan._plan import (
     plan_tile_io,
     resolve_block,
 )
-from statefn._abi import lower
 
 # The callbacks the cases use, defined in a module named ``kernels`` so that
 # messages read as they would in a user's program (``kernels.running_total``).

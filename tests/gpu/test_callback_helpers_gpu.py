@@ -2,8 +2,8 @@
 """On a GPU: prefix callbacks that call device helpers give NumPy's results.
 
 The helpers are compiled as copies for the kernel's compute capability
-(``statefn._abi._Helpers``); here the kernels run, each row one block walking
-its tiles, and the carried prefixes are compared with NumPy.
+(``scan._numba_cuda._callbacks._Helpers``); here the kernels run, each row one
+block walking its tiles, and the carried prefixes are compared with NumPy.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 
 numba-cuda compiles a device function called from another for the current
 device; the callbacks' helpers are compiled for the requested ``cc`` instead
-(``statefn._abi._Helpers``). The helpers' arithmetic must reach the linked
-code: each helper multiplies or adds a constant no other code uses, and the
-linked PTX is searched for it.
+(``scan._numba_cuda._callbacks._Helpers``). The helpers' arithmetic must reach
+the linked code: each helper multiplies or adds a constant no other code uses,
+and the linked PTX is searched for it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from numba.cuda import types
 
 import scan
 import statefn
-from statefn._abi import lower
+from scan._numba_cuda._callbacks import lower
 
 pytestmark = pytest.mark.nvrtc
 
@@ -98,7 +98,7 @@ def test_helpers_are_compiled_under_the_callbacks_name() -> None:
     """The helpers' internal symbols carry the callback's name, so two callbacks
     compiled in different processes never share one, and the user's dispatchers
     are left as they were (nothing compiled into them)."""
-    from statefn._abi import _renamed
+    from scan._numba_cuda._callbacks import _renamed
 
     def uses_helper(block_aggregate: Any) -> Any:
         return scaled_plus(block_aggregate)

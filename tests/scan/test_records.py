@@ -18,6 +18,7 @@ from numba.cuda.np.numpy_support import from_dtype
 import scan
 import statefn
 from scan._codegen import CallbackDecl, render_scan, render_tile_io
+from scan._numba_cuda._callbacks import lower
 from scan._plan import ArrayFact, ScalarFact, TupleFact, plan_tile_io
 
 pytestmark = pytest.mark.skipif(
@@ -251,7 +252,7 @@ def test_record_result_must_be_a_tuple():
 
     callback = statefn.stateful(PAIR)(returns_state)
     with pytest.raises(statefn.CallbackCompileError, match=r"return a tuple|tuple of 2 numbers"):
-        statefn._abi.lower(callback, PAIR, cc=(9, 0))
+        lower(callback, PAIR, cc=(9, 0))
 
 
 def test_record_operands_are_named_tuples():
@@ -259,6 +260,6 @@ def test_record_operands_are_named_tuples():
         a0, b0 = x
         return (a0 * y[0], y.a * b0 + y.b)
 
-    lowered = statefn._abi.lower(statefn.scan_op(unpack), PAIR, cc=(9, 0))
+    lowered = lower(statefn.scan_op(unpack), PAIR, cc=(9, 0))
     assert lowered.symbol.startswith("statefn_scan_op_")
     assert types.voidptr  # the ABI passes every record operand as void*
