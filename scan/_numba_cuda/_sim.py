@@ -807,7 +807,11 @@ def _pinned(thread: Any, value: Any) -> Any:
         memo = _pins.setdefault(thread._manager, {})
         found = memo.get(id(value))
         if found is None or found[0] is not value:
-            found = memo[id(value)] = (value, value.pinned())
+            try:
+                pinned = value.pinned()
+            except statefn.StatefnError as exc:  # an unkeyable global: named at the call
+                raise exc.with_traceback(None) from None
+            found = memo[id(value)] = (value, pinned)
     return found[1]
 
 

@@ -11,6 +11,7 @@ keys (a plan memo) must not freeze them. Both backends run this file.
 from __future__ import annotations
 
 import os
+import traceback
 from typing import Any
 
 import numpy as np
@@ -69,3 +70,39 @@ def test_a_launch_reads_the_globals_of_its_compilation(monkeypatch: pytest.Monke
     np.testing.assert_array_equal(dst, _reference(src, 200 if SIMULATED else 1000))
     cuda.jit(capped_scan)[1, 32](src, dst)  # another compilation sees the new value
     np.testing.assert_array_equal(dst, _reference(src, 200))
+
+
+class _Limits:
+    cap = 100
+
+
+LIMITS = _Limits()
+
+
+@statefn.stateful(np.int64)
+def limited_total(state: Any, block_aggregate: Any) -> Any:
+    prefix = state[0]
+    state[0] = min(prefix + block_aggregate, LIMITS.cap)
+    return prefix
+
+
+def limited_scan(src: Any, dst: Any) -> None:
+    state = cuda.local.array(1, np.int64)
+    state[0] = 0
+    items = cuda.local.array(2, np.int32)
+    for base in range(0, src.shape[0], 32 * 2):
+        block.load(src, base, items, oob_default=0)
+        block.inclusive_sum(items, items, prefix_op=limited_total, prefix_state=state)
+        block.store(dst, base, items)
+
+
+@pytest.mark.sim_only
+def test_a_global_the_key_cannot_encode_is_named() -> None:
+    src = np.ones(64, np.int32)
+    with pytest.raises(
+        statefn.UnkeyableValueError, match=r"reads global 'LIMITS'.*_Limits"
+    ) as info:
+        cuda.jit(limited_scan)[1, 32](src, np.zeros_like(src))
+    frames = [f.name for f in traceback.extract_tb(info.value.__traceback__)]
+    assert "_encode" not in frames  # the key's own frames are cut: the call is the last one
+    assert "value" not in frames
