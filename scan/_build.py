@@ -218,8 +218,9 @@ class KernelGroups:
     """The calls of each kernel a front end compiles, grouped for one unit per kernel.
 
     Typing notes every planned call (:meth:`note`) with the outermost function
-    being typed. The first call lowered in a kernel takes every call typed
-    with it (:meth:`group`): one NVRTC unit per kernel on a cold cache, whose
+    being typed (the front end finds it: :func:`scan._numba_facts.typing_root`).
+    The first call lowered in a kernel takes every call typed with it
+    (:meth:`group`): one NVRTC unit per kernel on a cold cache, whose
     providers overlay one temp storage. The kernel's later calls find that
     group by the kernel's code library. Each kernel has a unit of its own, even
     where it shares calls with another: a unit's overlaid temp storage is sized
@@ -237,10 +238,12 @@ class KernelGroups:
             Any, dict[tuple[str, tuple[int, int]], tuple[ScanPlan | TileIOPlan, ...]]
         ] = weakref.WeakKeyDictionary()
 
-    def note(self, context: Any, plan: ScanPlan | TileIOPlan) -> None:
-        """Record a call typed in `context` (a Numba typing context)."""
-        stack = getattr(getattr(context, "callstack", None), "_stack", None)
-        root = stack[0] if stack else None
+    def note(self, root: object, plan: ScanPlan | TileIOPlan) -> None:
+        """Record a call typed while the front end typed `root` (its outermost function).
+
+        `root` is opaque here: only its identity is compared, to tell one
+        kernel's typing from the next.
+        """
         plans: dict[str, ScanPlan | TileIOPlan] | None = getattr(self._pending, "plans", None)
         if plans is None or getattr(self._pending, "root", None) is not root:
             # another kernel's typing began: plans left by one that failed are dropped

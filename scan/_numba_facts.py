@@ -33,6 +33,7 @@ __all__ = [
     "as_descriptor",
     "compile_request",
     "pin_callback",
+    "typing_root",
 ]
 
 _EXAMPLES = {
@@ -67,6 +68,17 @@ def as_descriptor(obj: Any, role: str) -> Any:
         return statefn.normalize(obj, role=role)  # type: ignore[call-overload]
     except statefn.StatefnError:
         return Refused(obj)
+
+
+def typing_root(context: Any) -> object:
+    """The outermost function a Numba typing context is typing, or None.
+
+    Numba keeps the functions being typed on its typing context's call stack
+    (a private attribute both front ends' Numba copies share); the first is
+    the kernel whose compilation this typing belongs to.
+    """
+    stack = getattr(getattr(context, "callstack", None), "_stack", None)
+    return stack[0] if stack else None
 
 
 def pin_callback(value: Any, role: str, memo: dict[int, tuple[Any, Any]]) -> Any:

@@ -167,6 +167,22 @@ def test_statefn_imports_no_numba():
             assert target.split(".")[0] not in NUMBA, f"{module} imports {target}"
 
 
+def test_only_the_front_ends_read_numbas_private_state():
+    """The build layer and the core see no Numba internals.
+
+    Which kernel a typed call belongs to comes from Numba's private call stack;
+    the front ends' shared core reads it (``scan._numba_facts.typing_root``) and
+    hands the build layer an opaque object.
+    """
+    allowed = FRONT_END | {"scan._numba_facts"}
+    for module, path in MODULES.items():
+        if module in allowed:
+            continue
+        text = path.read_text()
+        for attribute in ("callstack", "._stack", "active_code_library", "typing_context"):
+            assert attribute not in text, f"{module} reads Numba's {attribute}"
+
+
 def test_packages_meet_through_facades():
     """One package uses the other only through its facade: no private module, no friends."""
     for module, path in MODULES.items():

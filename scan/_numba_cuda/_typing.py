@@ -50,7 +50,7 @@ from .._calls import (
     plan_call,
 )
 from .._errors import ScanError
-from .._numba_facts import NumbaFacts, Refused, pin_callback
+from .._numba_facts import NumbaFacts, Refused, pin_callback, typing_root
 from .._plan import Block, ScanPlan, TileIOPlan, check_launch_bounds
 
 __all__ = [
@@ -507,7 +507,7 @@ def _make_template(name: str) -> type[AbstractTemplate]:
         )
         with _typed_lock:
             _typed[_typed_key(name, argtys)] = plan
-        KERNEL_GROUPS.note(self.context, plan)
+        KERNEL_GROUPS.note(typing_root(self.context), plan)
         return signature(ret, *argtys).replace(pysig=_FOLD_SIGS[name])
 
     return type(

@@ -46,7 +46,7 @@ from .._calls import (
     plan_call,
 )
 from .._errors import ScanError
-from .._numba_facts import NumbaFacts, Refused, pin_callback
+from .._numba_facts import NumbaFacts, Refused, pin_callback, typing_root
 from .._plan import Block, ScanPlan, TileIOPlan
 
 __all__ = [
@@ -315,7 +315,7 @@ def _make_template(name: str) -> type[AbstractTemplate]:
             ret = types.unliteral(bound["values"])
         with _typed_lock:
             _typed[_typed_key(name, bound)] = plan
-        KERNEL_GROUPS.note(self.context, plan)
+        KERNEL_GROUPS.note(typing_root(self.context), plan)
         return signature(ret, *args, *kws.values())
 
     return type(
