@@ -79,6 +79,17 @@ def returns_state(state, block_aggregate):
 @statefn.stateful(np.dtype([("total", np.int64), ("tiles", np.int32)], align=True))
 def returns_record(state, block_aggregate):
     return state[0]
+
+class Limits:
+    cap = 100
+
+LIMITS = Limits()
+
+@statefn.stateful(np.int64)
+def capped_by_object(state, block_aggregate):
+    prefix = state[0]
+    state[0] = min(prefix + block_aggregate, LIMITS.cap)
+    return prefix
 """
 kernels = types.ModuleType("kernels")
 exec(compile(_KERNELS_SOURCE, "kernels.py", "exec"), kernels.__dict__)
@@ -182,6 +193,8 @@ CASES: dict[str, Callable[[], object]] = {
     "arity_kwonly": lambda: statefn.stateful(np.int64)(kernels.needs_scale),
     "not_callable": lambda: statefn.stateful(np.int64)(3),  # type: ignore[arg-type]
     "not_compilable": lambda: statefn.stateful(np.int64)(functools.partial(kernels.larger, 1)),
+    # the key is computed when a kernel naming the callback compiles (or launches)
+    "unkeyable_global": lambda: kernels.capped_by_object.key,
     # ---- what callbacks return (compiled for cc 9.0; the simulator says the same)
     "result_none": lambda: lower(kernels.forgets_return, np.int32, cc=(9, 0)),
     "result_state_array": lambda: lower(kernels.returns_state, np.int32, cc=(9, 0)),
