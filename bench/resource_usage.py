@@ -338,6 +338,14 @@ def cub_rows(folder: Path) -> tuple[list[str], list[str]]:
     return rows, info
 
 
+def _short(path: Path) -> str:
+    """*path* from its ``site-packages`` folder on (no machine-specific prefix)."""
+    parts = path.parts
+    if "site-packages" in parts:
+        return str(Path(*parts[parts.index("site-packages") :]))
+    return path.name
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", help="the library's cache folder (default: a fresh one)")
@@ -359,7 +367,8 @@ def main() -> None:
         found = re.search(r"#define CUB_VERSION (\d+)", (cccl / "cub" / "version.cuh").read_text())
         library = (
             f"library: NVRTC {'.'.join(map(str, _toolchain.nvrtc_version()))}, nvJitLink "
-            f"{'.'.join(map(str, _toolchain.nvjitlink_version()))}, CCCL headers {cccl} "
+            f"{'.'.join(map(str, _toolchain.nvjitlink_version()))}, CCCL headers "
+            f"{_short(cccl)} "
             f"(CUB_VERSION {found.group(1) if found else '?'})"
         )
         project = project_rows()
