@@ -32,6 +32,8 @@ __all__ = [
     "Refused",
     "as_descriptor",
     "compile_request",
+    "decode_call_facts",
+    "encode_call_facts",
     "pin_callback",
     "typing_root",
 ]
@@ -68,6 +70,47 @@ def as_descriptor(obj: Any, role: str) -> Any:
         return statefn.normalize(obj, role=role)  # type: ignore[call-overload]
     except statefn.StatefnError:
         return Refused(obj)
+
+
+_MEMORY = "@memory"
+_LAUNCH = "@launch"
+
+
+def encode_call_facts(
+    lengths: Mapping[str, int],
+    memory: Mapping[str, str] | None = None,
+    launch: str | None = None,
+) -> str:
+    """The hidden literal keyword's text: what a front end's IR pass learns of one call.
+
+    *lengths*: the literal length of each local-array operand, by parameter;
+    *memory*: where an array lives (``"shared"``, ...), by parameter;
+    *launch*: the launch's block shape as ``"x,y,z"`` when the pass knows it.
+    :func:`decode_call_facts` reads it back; both front ends use this one codec.
+    """
+    items = [f"{name}={n}" for name, n in lengths.items()]
+    items += [f"{name}{_MEMORY}={where}" for name, where in (memory or {}).items()]
+    if launch:
+        items.append(f"{_LAUNCH}={launch}")
+    return ";".join(items)
+
+
+def decode_call_facts(text: object) -> tuple[dict[str, int], dict[str, str], Block | None]:
+    """``(lengths, memory, launch)`` from :func:`encode_call_facts`'s text (empty for none)."""
+    lengths: dict[str, int] = {}
+    memory: dict[str, str] = {}
+    launch: Block | None = None
+    if isinstance(text, str):
+        for item in filter(None, text.split(";")):
+            key, _, value = item.partition("=")
+            if key == _LAUNCH:
+                x, y, z = (int(v) for v in value.split(","))
+                launch = (x, y, z)
+            elif key.endswith(_MEMORY):
+                memory[key.removesuffix(_MEMORY)] = value
+            else:
+                lengths[key] = int(value)
+    return lengths, memory, launch
 
 
 def typing_root(context: Any) -> object:

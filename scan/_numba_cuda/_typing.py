@@ -50,7 +50,14 @@ from .._calls import (
     plan_call,
 )
 from .._errors import ScanError
-from .._numba_facts import NumbaFacts, Refused, pin_callback, typing_root
+from .._numba_facts import (
+    NumbaFacts,
+    Refused,
+    decode_call_facts,
+    encode_call_facts,
+    pin_callback,
+    typing_root,
+)
 from .._plan import Block, ScanPlan, TileIOPlan, check_launch_bounds
 
 __all__ = [
@@ -192,7 +199,6 @@ def _memory(func_ir: Any, var: Any, kernel: bool, depth: int = 0) -> str | None:
 
 
 # the hidden literal's entries: "name=length" and "name@memory=where"
-_MEMORY_SUFFIX = "@memory"
 # the callable parameters and the role each is normalised for
 _CALLBACK_ROLES = {"prefix_op": "prefix", "scan_op": "scan_op"}
 
@@ -245,23 +251,22 @@ class RecordStaticLengths(Rewrite):  # type: ignore[misc]
                 bound = CALLS[name].signature.bind_partial(*expr.args, **dict(expr.kws))
             except TypeError:
                 continue  # typing reports the binding error with the right words
-            lengths = []
+            lengths: dict[str, int] = {}
             for param in CALLS[name].params:
                 var = bound.arguments.get(param.name) if param.role in _ARRAY_ROLES else None
                 n = None if var is None else _static_length(func_ir, var)
                 if n is not None:
-                    lengths.append(f"{param.name}={n}")
+                    lengths[param.name] = n
             state_var = bound.arguments.get("prefix_state")
             where = None if state_var is None else _memory(func_ir, state_var, self._kernel)
-            if where is not None:
-                lengths.append(f"prefix_state{_MEMORY_SUFFIX}={where}")
+            memory = {} if where is None else {"prefix_state": where}
             swaps: list[tuple[Any, str]] = []
             for callback, role in _CALLBACK_ROLES.items():
                 var = bound.arguments.get(callback)
                 defn = None if var is None else _callback_global(func_ir, var)
                 if defn is not None:
                     swaps.append((defn, role))
-            self._pending.append((stmt, name, ";".join(lengths), swaps))
+            self._pending.append((stmt, name, encode_call_facts(lengths, memory), swaps))
         if self._pending:
             self._block = block_
             return True
@@ -290,20 +295,6 @@ class RecordStaticLengths(Rewrite):  # type: ignore[misc]
 
 # ---------------------------------------------------------------------------
 # Numba types as facts
-
-
-def _parse_lengths(text: Any) -> tuple[dict[str, int], dict[str, str]]:
-    """The hidden literal's lengths and memory spaces, by parameter."""
-    lengths: dict[str, int] = {}
-    memory: dict[str, str] = {}
-    if isinstance(text, str) and text:
-        for item in text.split(";"):
-            key, _, value = item.partition("=")
-            if key.endswith(_MEMORY_SUFFIX):
-                memory[key.removesuffix(_MEMORY_SUFFIX)] = value
-            else:
-                lengths[key] = int(value)
-    return lengths, memory
 
 
 _ASSUMED: contextvars.ContextVar[Block | None] = contextvars.ContextVar(
@@ -369,7 +360,7 @@ def _launch_block(name: str) -> Block | None:
 
 
 def _plan(name: str, bound: Mapping[str, Any], hidden: Any) -> ScanPlan | TileIOPlan:
-    lengths, memory = _parse_lengths(FACTS.literal(name, LENGTHS_KW, hidden))
+    lengths, memory, _ = decode_call_facts(FACTS.literal(name, LENGTHS_KW, hidden))
     facts = collect_facts(name, bound, FACTS.converters(lengths, memory))
     return plan_call(name, facts, _launch_block(name))
 
@@ -569,7 +560,8 @@ class RecordTileSizeItems(RecordStaticLengths):
             except TypeError:
                 items = None  # typing reports the binding error
             n = None if items is None else _static_length(func_ir, items)
-            self._pending.append((stmt, "tile_size", "" if n is None else f"items={n}", []))
+            text = encode_call_facts({} if n is None else {"items": n})
+            self._pending.append((stmt, "tile_size", text, []))
         if self._pending:
             self._block = block_
             return True
@@ -580,7 +572,7 @@ def _tile_items_per_thread(items: Any, hidden: Any) -> object:
     """The literal int passed as ``items``, or the recorded length of the items array."""
     if isinstance(items, types.IntegerLiteral):
         return items.literal_value
-    lengths, _ = _parse_lengths(FACTS.literal("tile_size", LENGTHS_KW, hidden))
+    lengths, _, _ = decode_call_facts(FACTS.literal("tile_size", LENGTHS_KW, hidden))
     return lengths.get("items")
 
 

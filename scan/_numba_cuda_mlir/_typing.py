@@ -46,7 +46,14 @@ from .._calls import (
     plan_call,
 )
 from .._errors import ScanError
-from .._numba_facts import NumbaFacts, Refused, pin_callback, typing_root
+from .._numba_facts import (
+    NumbaFacts,
+    Refused,
+    decode_call_facts,
+    encode_call_facts,
+    pin_callback,
+    typing_root,
+)
 from .._plan import Block, ScanPlan, TileIOPlan
 
 __all__ = [
@@ -66,8 +73,6 @@ HIDDEN_KW = "_scan_mlir_facts"
 FUNCTIONS: dict[str, Callable[..., Any]] = {name: getattr(block, name) for name in CALLS}
 _BY_ID = {id(fn): name for name, fn in FUNCTIONS.items()}
 _CALLBACK_ROLES = {"prefix_op": "prefix", "scan_op": "scan_op"}
-_LAUNCH = "@launch"
-_MEMORY = "@memory"
 
 
 # ---------------------------------------------------------------------------
@@ -175,7 +180,8 @@ class RecordCallFacts(extending.WholeFunctionPlanner):  # type: ignore[misc]
                     if "threads" not in dict(stmt.value.kws) and launch is None:
                         launch = self._launch()
                     if launch:
-                        text = f"{text};{_LAUNCH}={launch}" if text else f"{_LAUNCH}={launch}"
+                        lengths, memory, _ = decode_call_facts(text)
+                        text = encode_call_facts(lengths, memory, launch)
                     loc = stmt.loc
                     var = ir.Var(blk.scope, blk.scope.redefine("$scan_facts", loc).name, loc)
                     body.append(ir.Assign(ir.Const(text, loc), var, loc))
@@ -216,7 +222,8 @@ class RecordCallFacts(extending.WholeFunctionPlanner):  # type: ignore[misc]
             bound = CALLS[name].signature.bind_partial(*expr.args, **dict(expr.kws))
         except TypeError:
             return ""  # typing reports the binding error with the right words
-        facts = []
+        lengths: dict[str, int] = {}
+        memory: dict[str, str] = {}
         for param in CALLS[name].params:
             var = bound.arguments.get(param.name)
             if var is None:
@@ -225,30 +232,14 @@ class RecordCallFacts(extending.WholeFunctionPlanner):  # type: ignore[misc]
                 where, call = _allocation(func_ir, var, kernel)
                 length = None if call is None else _static_length(func_ir, call)
                 if length is not None:
-                    facts.append(f"{param.name}={length}")
+                    lengths[param.name] = length
                 if param.name == "prefix_state" and where is not None:
-                    facts.append(f"{param.name}{_MEMORY}={where}")
+                    memory[param.name] = where
             elif param.role == "callable":
                 defn = _definition(func_ir, var)
                 if isinstance(defn, ir.Global | ir.FreeVar):
                     defn.value = pin_callback(defn.value, _CALLBACK_ROLES[param.name], pins)
-        return ";".join(facts)
-
-
-def _parse(text: str) -> tuple[dict[str, int], dict[str, str], Block | None]:
-    lengths: dict[str, int] = {}
-    memory: dict[str, str] = {}
-    launch: Block | None = None
-    for item in filter(None, text.split(";")):
-        key, _, value = item.partition("=")
-        if key == _LAUNCH:
-            x, y, z = (int(v) for v in value.split(","))
-            launch = (x, y, z)
-        elif key.endswith(_MEMORY):
-            memory[key.removesuffix(_MEMORY)] = value
-        else:
-            lengths[key] = int(value)
-    return lengths, memory, launch
+        return encode_call_facts(lengths, memory)
 
 
 # ---------------------------------------------------------------------------
@@ -258,7 +249,7 @@ def _parse(text: str) -> tuple[dict[str, int], dict[str, str], Block | None]:
 def _hidden(bound: Mapping[str, Any]) -> tuple[dict[str, int], dict[str, str], Block | None]:
     """The lengths, memory spaces and launch shape the hidden keyword's text names."""
     hidden = bound.get(HIDDEN_KW)
-    return _parse(hidden.literal_value if isinstance(hidden, types.Literal) else "")
+    return decode_call_facts(hidden.literal_value if isinstance(hidden, types.Literal) else "")
 
 
 def _plan(name: str, bound: Mapping[str, Any]) -> ScanPlan | TileIOPlan:
@@ -396,7 +387,7 @@ class RecordTileSizeFacts(RecordCallFacts):
             return ""  # typing reports the binding error
         call = None if items is None else _allocation(func_ir, items, kernel)[1]
         length = None if call is None else _static_length(func_ir, call)
-        return "" if length is None else f"items={length}"
+        return encode_call_facts({} if length is None else {"items": length})
 
 
 def _tile_size_of(args: tuple[Any, ...], kws: Mapping[str, Any]) -> int:
@@ -407,7 +398,8 @@ def _tile_size_of(args: tuple[Any, ...], kws: Mapping[str, Any]) -> int:
     except TypeError as exc:
         raise PlanError(f"tile_size: {exc}; call it as block.tile_size(items)") from None
     hidden = kws.get(HIDDEN_KW)
-    lengths, _, launch = _parse(hidden.literal_value if isinstance(hidden, types.Literal) else "")
+    text = hidden.literal_value if isinstance(hidden, types.Literal) else ""
+    lengths, _, launch = decode_call_facts(text)
     items = bound["items"]
     per_thread = (
         items.literal_value if isinstance(items, types.IntegerLiteral) else lengths.get("items")
