@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""block.tile_size on a device: the README kernel stepped by it, at several block shapes."""
+"""block.tile_size on a device: the quickstart's kernel stepped by it, at several block shapes."""
 
 from __future__ import annotations
 
@@ -7,30 +7,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from doc_examples.examples.quickstart import row_cumsum
 from numba import cuda
 
-import statefn
 from scan import block
 
 pytestmark = pytest.mark.gpu
-
-
-@statefn.stateful(np.int64)
-def running_total(state: Any, block_aggregate: Any) -> Any:
-    prefix = state[0]
-    state[0] = prefix + block_aggregate
-    return prefix
-
-
-@cuda.jit
-def row_cumsum(src: Any, dst: Any) -> None:
-    state = cuda.local.array(1, np.int64)
-    state[0] = 0
-    items = cuda.local.array(8, np.int32)
-    for base in range(0, src.shape[1], block.tile_size(items)):
-        block.load(src[cuda.blockIdx.x], base, items, oob_default=0)
-        block.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state)
-        block.store(dst[cuda.blockIdx.x], base, items)
 
 
 @cuda.jit

@@ -47,18 +47,9 @@ def test_tile_size_is_a_constant_of_the_launch() -> None:
     assert "288;" in immediates  # 96 threads x 3 items
 
 
-@cuda.jit
-def row_cumsum(src: Any, dst: Any) -> None:
-    state = cuda.local.array(1, np.int64)
-    state[0] = 0
-    items = cuda.local.array(8, np.int32)
-    for base in range(0, src.shape[1], block.tile_size(items)):
-        block.load(src[cuda.blockIdx.x], base, items, oob_default=0)
-        block.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state)
-        block.store(dst[cuda.blockIdx.x], base, items)
-
-
 def test_readme_kernel_links() -> None:
+    from doc_examples.examples.quickstart import row_cumsum
+
     cubin = scan.compile(row_cumsum, (ARRAY_2D, ARRAY_2D), cc=(9, 0), block=256)
     assert cubin[:4] == b"\x7fELF"
 
