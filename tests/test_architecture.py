@@ -28,6 +28,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("statefn._normalize",),
     ("statefn._abi",),
     ("statefn",),
+    ("scan._primitives._stubs_common",),
+    ("scan._primitives._stubs_scan", "scan._primitives._stubs_tile_io"),
     ("scan._errors",),
     ("scan._vocab", "scan._target"),
     ("scan._plan", "scan._toolchain"),
@@ -47,7 +49,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("scan._numba_cuda_mlir._kernel",),
     ("scan._numba_cuda_mlir",),
     ("scan",),
-    ("scan._cli", "scan.demo"),
+    ("scan._cli", "scan.demo", "scan._stubgen"),
     ("scan.__main__",),
 ]
 RANK = {module: i for i, layer in enumerate(LAYERS) for module in layer}

@@ -1,0 +1,323 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Generate ``scan/block.pyi`` from declarations, and check that the committed file is current.
+
+Run from the repository root::
+
+    python -m scan._stubgen --check   # exit 1 with a unified diff when block.pyi is stale
+    python -m scan._stubgen --write   # rewrite block.pyi
+
+Where each part of the stub comes from:
+
+- every entry point's parameters (names, order, defaults, keyword-only flags):
+  :data:`scan._calls.CALLS`; ``temp_storage``'s and ``tile_size``'s:
+  ``inspect.signature`` of the functions in :mod:`scan.block`;
+- each overload's types (one :class:`~scan._primitives._stubs_common.Arg` per
+  parameter: its type and whether the overload requires it), the comments
+  between overloads and their order: the tables of
+  :mod:`scan._primitives._stubs_tile_io` and :mod:`scan._primitives._stubs_scan`;
+- the preamble (the notes, imports, type variables, aliases, marker types) and
+  the helpers' types: :mod:`scan._primitives._stubs_common`, with
+  ``__all__`` from :mod:`scan.block`, and the value dtypes, modes, algorithms
+  and ``TempStorageLayout``'s fields from :mod:`scan._vocab`.
+
+An overload that names a parameter the signature lacks, misses one, orders
+them differently, or leaves optional a parameter without a default is refused
+with a :class:`StubTableError` naming the function, the overload and the
+parameter. The text is laid out as ``ruff format`` lays out a stub (a
+signature on one line when it fits in 100 columns, else its parameters on one
+indented line when they fit, else one per line), so the generated file passes
+``ruff format --check``. ``tests/typing/test_stubs_generated.py`` fails when
+the committed ``block.pyi`` is not :func:`render`'s output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import inspect
+import string
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, ForwardRef
+
+from . import _vocab, block
+from ._calls import CALLS
+from ._primitives._stubs_common import (
+    DECLARATIONS,
+    HEADER,
+    HELPERS,
+    Comment,
+    Overload,
+    StubFunction,
+)
+from ._primitives._stubs_scan import FUNCTIONS as SCAN_FUNCTIONS
+from ._primitives._stubs_tile_io import FUNCTIONS as TILE_IO_FUNCTIONS
+
+__all__ = ["ENTRY_POINTS", "STUB_PATH", "StubTableError", "diff", "main", "render"]
+
+#: The committed stub file.
+STUB_PATH = Path(__file__).resolve().with_name("block.pyi")
+#: The overload tables of the entry points, in file order.
+ENTRY_POINTS: tuple[StubFunction, ...] = (*TILE_IO_FUNCTIONS, *SCAN_FUNCTIONS)
+
+_LINE_LENGTH = 100  # pyproject.toml's [tool.ruff] line-length
+_INDENT = "    "
+#: The ``Literal`` aliases whose strings are the vocabulary's.
+_VOCABULARY_LITERALS = {
+    "_ModeCodes": _vocab.MODES,
+    "_ScanAlgorithmCodes": _vocab.SCAN_ALGORITHMS,
+    "_TileAlgorithmCodes": _vocab.IO_ALGORITHMS,
+}
+_LABEL = "scan/block.pyi"
+
+
+class StubTableError(ValueError):
+    """An overload table that disagrees with the signature it types."""
+
+
+def render(entry_points: Sequence[StubFunction] = ENTRY_POINTS) -> str:
+    """The text of ``scan/block.pyi``.
+
+    Parameters
+    ----------
+    entry_points : sequence of StubFunction
+        The overload tables, one per entry point of :data:`scan._calls.CALLS`,
+        in file order (default: :data:`ENTRY_POINTS`).
+
+    Raises
+    ------
+    StubTableError
+        When a table disagrees with the call table (see the module docstring).
+    """
+    _check_coverage(entry_points)
+    parts = [HEADER, "\n", _declarations(), _temp_storage_layout(), "\n"]
+    for helper in HELPERS:
+        signature = inspect.signature(getattr(block, helper.name))
+        parts.append(_render_function(helper, signature, f"scan.block.{helper.name}"))
+    for function in entry_points:
+        source = f"scan._calls.CALLS[{function.name!r}]"
+        parts.append(_render_function(function, CALLS[function.name].signature, source))
+    return "".join(parts)
+
+
+def diff(path: Path = STUB_PATH) -> str:
+    """A unified diff from the file at `path` to :func:`render`'s text; empty when equal."""
+    current = path.read_text(encoding="utf-8") if path.exists() else ""
+    label = _LABEL if path == STUB_PATH else str(path)
+    return "".join(
+        difflib.unified_diff(
+            current.splitlines(keepends=True),
+            render().splitlines(keepends=True),
+            fromfile=label,
+            tofile=f"{label} (generated)",
+        )
+    )
+
+
+def main(argv: Sequence[str] | None = None, *, path: Path = STUB_PATH) -> int:
+    """``python -m scan._stubgen --check|--write``; returns the exit status."""
+    parser = argparse.ArgumentParser(
+        prog="python -m scan._stubgen",
+        description="Generate scan/block.pyi from the call table and the overload tables.",
+    )
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument(
+        "--check", action="store_true", help="exit 1 with a diff when the file is stale"
+    )
+    action.add_argument("--write", action="store_true", help="rewrite the file")
+    args = parser.parse_args(argv)
+    label = _LABEL if path == STUB_PATH else str(path)
+    if args.write:
+        text = render()
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            print(f"{label} is up to date")
+        else:
+            with path.open("w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+            print(f"wrote {label}")
+        return 0
+    changes = diff(path)
+    if not changes:
+        print(f"{label} is up to date")
+        return 0
+    sys.stdout.write(changes)
+    print(f"{label} is stale: run python -m scan._stubgen --write", file=sys.stderr)
+    return 1
+
+
+# ---------------------------------------------------------------------------
+# checks
+
+
+def _check_coverage(entry_points: Sequence[StubFunction]) -> None:
+    names = [f.name for f in entry_points]
+    for name in names:
+        if name not in CALLS:
+            raise StubTableError(f"{name}: not an entry point of scan._calls.CALLS")
+        if names.count(name) > 1:
+            raise StubTableError(f"{name}: more than one overload table")
+    for name in CALLS:
+        if name not in names:
+            raise StubTableError(f"{name}: an entry point of scan._calls.CALLS without overloads")
+    stubbed = {"TempStorageLayout", *(h.name for h in HELPERS), *names}
+    if stubbed != set(block.__all__):
+        raise StubTableError(
+            f"the stub declares {sorted(stubbed)}, scan.block exports {sorted(block.__all__)}"
+        )
+
+
+def _check_overload(
+    overload: Overload, signature: inspect.Signature, where: str, source: str
+) -> None:
+    names = [a.name for a in overload.args]
+    expected = list(signature.parameters)
+    for name in names:
+        if names.count(name) > 1:
+            raise StubTableError(f"{where}: parameter {name!r} is listed more than once")
+        if name not in expected:
+            raise StubTableError(f"{where}: parameter {name!r} is not a parameter of {source}")
+    for name in expected:
+        if name not in names:
+            raise StubTableError(f"{where}: parameter {name!r} of {source} is missing")
+    for position, (name, want) in enumerate(zip(names, expected, strict=True)):
+        if name != want:
+            raise StubTableError(
+                f"{where}: parameter {name!r} is out of order: {source} has {want!r} "
+                f"at position {position} (order {', '.join(expected)})"
+            )
+    optional_positional = None
+    for arg, param in zip(overload.args, signature.parameters.values(), strict=True):
+        if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+            raise StubTableError(f"{where}: parameter {arg.name!r} is {param.kind.description}")
+        if not arg.required and param.default is param.empty:
+            raise StubTableError(
+                f"{where}: parameter {arg.name!r} has no default in {source}; "
+                "the overload must require it"
+            )
+        if param.kind is param.POSITIONAL_OR_KEYWORD:
+            if arg.required and optional_positional is not None:
+                raise StubTableError(
+                    f"{where}: parameter {arg.name!r} is required after the optional "
+                    f"positional parameter {optional_positional!r}"
+                )
+            if not arg.required:
+                optional_positional = arg.name
+
+
+# ---------------------------------------------------------------------------
+# text
+
+
+def _render_function(function: StubFunction, signature: inspect.Signature, source: str) -> str:
+    overloads = function.overloads
+    if not overloads:
+        raise StubTableError(f"{function.name}: no overloads")
+    lines = []
+    for entry in function.entries:
+        if isinstance(entry, Comment):
+            for line in entry.text.splitlines():
+                if not line.startswith("#"):
+                    raise StubTableError(f"{function.name}: comment line {line!r} lacks '#'")
+            lines.append("\n" + entry.text + "\n" + ("\n" if entry.blank_after else ""))
+            continue
+        where = f"{function.name}, overload {overloads.index(entry) + 1} of {len(overloads)}"
+        _check_overload(entry, signature, where, source)
+        decorator = "@overload\n" if len(overloads) > 1 else ""
+        lines.append(decorator + _render_def(function.name, entry, signature, where) + "\n")
+    return "".join(lines)
+
+
+def _render_def(name: str, overload: Overload, signature: inspect.Signature, where: str) -> str:
+    params: list[str] = []
+    for arg, param in zip(overload.args, signature.parameters.values(), strict=True):
+        if param.kind is param.KEYWORD_ONLY and "*" not in params:
+            params.append("*")
+        text = f"{arg.name}: {arg.type}"
+        if not arg.required:
+            text += f" = {_default(param.default, arg.name, where)}"
+        params.append(text)
+    close = f") -> {overload.returns}: ..."
+    flat = f"def {name}({', '.join(params)}{close}"
+    if len(flat) <= _LINE_LENGTH:
+        return flat
+    hugged = _INDENT + ", ".join(params)
+    if len(hugged) <= _LINE_LENGTH and len(close) <= _LINE_LENGTH:
+        return f"def {name}(\n{hugged}\n{close}"
+    exploded = [f"def {name}(", *(f"{_INDENT}{p}," for p in params), close]
+    for line in exploded:
+        if len(line) > _LINE_LENGTH:
+            raise StubTableError(
+                f"{where}: {line.strip()!r} is longer than {_LINE_LENGTH} columns "
+                "(name the type with an alias in the preamble)"
+            )
+    return "\n".join(exploded)
+
+
+def _default(value: Any, name: str, where: str) -> str:
+    if value is None or isinstance(value, bool | int | float):
+        return repr(value)
+    if isinstance(value, str) and value.isprintable() and not set(value) & {'"', "\\"}:
+        return f'"{value}"'
+    raise StubTableError(f"{where}: cannot write the default of {name!r} ({value!r})")
+
+
+def _declarations() -> str:
+    derived = {
+        "all": _list_statement("__all__", block.__all__),
+        "value_types": _value_types(),
+        **{name: _literal_alias(name, values) for name, values in _VOCABULARY_LITERALS.items()},
+    }
+    try:
+        return string.Template(DECLARATIONS).substitute(derived)
+    except (KeyError, ValueError) as exc:
+        raise StubTableError(f"DECLARATIONS: unknown or malformed placeholder: {exc}") from None
+
+
+def _quoted(values: Iterable[str]) -> list[str]:
+    return [f'"{v}"' for v in values]
+
+
+def _list_statement(name: str, values: Iterable[str]) -> str:
+    items = _quoted(values)
+    flat = f"{name} = [{', '.join(items)}]"
+    if len(flat) <= _LINE_LENGTH:
+        return flat
+    return "\n".join([f"{name} = [", *(f"{_INDENT}{item}," for item in items), "]"])
+
+
+def _literal_alias(name: str, values: Iterable[str]) -> str:
+    items = _quoted(values)
+    head = f"{name}: TypeAlias = Literal["
+    flat = f"{head}{', '.join(items)}]"
+    if len(flat) <= _LINE_LENGTH:
+        return flat
+    hugged = _INDENT + ", ".join(items)
+    if len(hugged) <= _LINE_LENGTH:
+        return f"{head}\n{hugged}\n]"
+    return "\n".join([head, *(f"{_INDENT}{item}," for item in items), "]"])
+
+
+def _value_types() -> str:
+    """The value dtypes as TypeVar constraints, one line per kind (signed, unsigned, float)."""
+    kinds: dict[str, list[str]] = {}
+    for dtype in _vocab.VALUE_DTYPES:
+        kinds.setdefault(dtype.kind, []).append(f"np.{dtype.name},")
+    return "\n".join(_INDENT + " ".join(names) for names in kinds.values())
+
+
+def _temp_storage_layout() -> str:
+    cls = block.TempStorageLayout
+    lines = [f"class {cls.__name__}(NamedTuple):"]
+    for field in cls._fields:
+        annotation = cls.__annotations__[field]
+        if isinstance(annotation, ForwardRef):
+            annotation = annotation.__forward_arg__
+        if not isinstance(annotation, str):
+            raise StubTableError(f"{cls.__name__}.{field}: annotation {annotation!r} is not text")
+        lines.append(f"{_INDENT}{field}: {annotation}")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
