@@ -17,7 +17,7 @@ Where each part of the stub comes from:
   :mod:`scan._primitives._stubs_tile_io` and :mod:`scan._primitives._stubs_scan`;
 - the preamble (the notes, imports, type variables, aliases, marker types) and
   the helpers' types: :mod:`scan._primitives._stubs_common`, with
-  ``__all__`` from :mod:`scan.block`, and the value dtypes, modes, algorithms
+  ``__all__`` from :mod:`scan.block` (sorted), and the value dtypes, modes, algorithms
   and ``TempStorageLayout``'s fields from :mod:`scan._vocab`.
 
 An overload that names a parameter the signature lacks, misses one, orders
@@ -264,7 +264,7 @@ def _default(value: Any, name: str, where: str) -> str:
 
 def _declarations() -> str:
     derived = {
-        "all": _list_statement("__all__", block.__all__),
+        "all": _list_statement("__all__", sorted(block.__all__)),
         "value_types": _value_types(),
         **{name: _literal_alias(name, values) for name, values in _VOCABULARY_LITERALS.items()},
     }
