@@ -5,9 +5,11 @@
   kernels (a whole-function planner records lengths and the launch's block
   shape; templates bind, convert and plan with :mod:`scan._calls`);
 - :mod:`._lowering`: the call of the provider emitted as MLIR, the LTO-IR
-  registered with the kernel's link;
+  registered with the kernel's link; the arrays of records numba-cuda-mlir
+  cannot lower itself (local and shared arrays, indices into N-D arrays), in
+  the functions that call :mod:`scan.block`;
 - :mod:`._callbacks`: user callbacks compiled by numba-cuda-mlir behind the
-  pointer ABI;
+  pointer ABI (record operands as named tuples, results as tuples);
 - :mod:`._kernel`: ``scan.compile`` for numba-cuda-mlir kernels;
 - :mod:`._target`: the one private setting that lets it compile without a GPU.
 

@@ -11,16 +11,44 @@ numba-cuda-mlir, :class:`~scan._numba_cuda_mlir._callbacks.MlirCallbacks`);
 their LTO-IR is registered with the kernel's lowering as in-memory
 :class:`numba_cuda_mlir.cuda.LTOIR` objects, which numba-cuda-mlir links with
 nvJitLink when it builds the kernel's cubin.
+
+Record values are pointers to their bytes, as numba-cuda-mlir represents
+them; a tuple spelling a record (``initial_value=(1.0, 0.0)``) is stored field
+by field into a slot. numba-cuda-mlir 0.6 represents an array of records by a
+byte memref (``memref<?x...xi8>``, shape and strides counted in records,
+offset in bytes) and indexes one-dimensional ones with an integer, but cannot
+lower what the record programs of ``docs/records.md`` also need:
+
+- ``cuda.local.array(n, record_dtype)`` and ``cuda.shared.array(n, record_dtype)``
+  (``invalid memref element type``: it allocates a memref of the record's
+  pointer type);
+- an integer index into an array of records of two or more dimensions
+  (``src[row]`` yields a record pointer instead of a row; ``src[row, col]``
+  and ``dst[row, col] = r`` are internal compiler errors).
+
+In every function that calls :mod:`scan.block`, the planner
+:class:`RecordArrays` (after the typing's, which records the calls' facts)
+replaces exactly those constructs with calls of intrinsics that emit what
+numba-cuda-mlir's own record code expects: a local or static shared array is a
+byte buffer with the record's alignment viewed as a record memref; a row of a
+C-contiguous array is the memref of the row; an element is the record's
+address; an assignment copies the record field by field. Every other
+construct (arrays of records that are not C-contiguous, slices, dynamic shared
+memory), and functions without :mod:`scan.block` calls, compile as
+numba-cuda-mlir compiles them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
+import math
 import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
 from numba_cuda_mlir import cuda, extending
 from numba_cuda_mlir._mlir import ir
 from numba_cuda_mlir._mlir.dialects import arith, func, gpu, llvm, memref
@@ -29,17 +57,23 @@ from numba_cuda_mlir.lowering_utilities import (
     get_conversion_signedness,
     get_or_insert_function,
     get_storage_type,
+    llvm_ptr_add_bytes,
     memref_data_pointer,
     memref_to_llvm_ptr,
     storage_to_value,
     value_to_storage,
 )
 from numba_cuda_mlir.numba_cuda import types
+from numba_cuda_mlir.numba_cuda.core import ir as nir
+from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype
+from numba_cuda_mlir.numba_cuda.typing.templates import signature
+
+import statefn
 
 from .._build import Built, build
 from .._calls import CALLS, IO_CALLS
 from .._plan import ScanPlan, TileIOPlan
-from ._callbacks import MlirCallbacks
+from ._callbacks import MlirCallbacks, field_pointer, record_fields_of, store_fields
 from ._typing import (
     FUNCTIONS,
     HIDDEN_KW,
@@ -49,7 +83,7 @@ from ._typing import (
     typed_plan,
 )
 
-__all__ = ["CALLBACKS", "collect_link_inputs"]
+__all__ = ["CALLBACKS", "RecordArrays", "collect_link_inputs", "record_operand", "record_slot"]
 
 #: The numba-cuda-mlir front end's callback compiler.
 CALLBACKS = MlirCallbacks()
@@ -95,6 +129,38 @@ def _null() -> ir.Value:
     return llvm.mlir_zero(_ptr())
 
 
+def _index() -> ir.Type:
+    return ir.IndexType.get()
+
+
+def _const(value: int) -> ir.Value:
+    return arith.constant(_i64(), value)
+
+
+_DYNAMIC = -9223372036854775808  # MLIR's dynamic size, stride and offset marker
+
+
+# ---------------------------------------------------------------------------
+# record operands of the pointer ABI
+
+
+def record_slot(lower: Any, dtype: np.dtype[Any]) -> ir.Value:
+    """An uninitialised stack slot with a record dtype's size and alignment (a pointer)."""
+    unit = dtype.alignment
+    storage = llvm.ArrayType.get(ir.IntegerType.get_signless(8 * unit), dtype.itemsize // unit)
+    with lower.alloca_insertion_point():
+        return llvm.alloca(_ptr(), _const(1), storage, alignment=unit)
+
+
+def record_operand(lower: Any, value: Any, ty: Any, dtype: np.dtype[Any]) -> ir.Value:
+    """A record operand as a pointer: a record itself, or a tuple stored field by field."""
+    if isinstance(ty, types.Record):
+        return value
+    slot = record_slot(lower, dtype)
+    store_fields(slot, from_dtype(dtype), tuple(value), tuple(ty.types))
+    return slot
+
+
 class _Call:
     """One call being lowered: its plan, argument types and variables by parameter."""
 
@@ -127,6 +193,10 @@ class _Call:
         slot = self.lower.alloca(get_storage_type(to))
         llvm.store(stored, slot)
         return slot
+
+    def record(self, param: str, dtype: Any) -> ir.Value:
+        """A record argument (a record, or a tuple of numbers) as a pointer to its bytes."""
+        return record_operand(self.lower, self.value(param), self.types[param], dtype)
 
     def _declare_launch_bounds(self) -> None:
         """Declare the launch's thread count as the kernel's ``nvvm.maxntid``.
@@ -169,8 +239,14 @@ def _lower_scan(name: str, lower: Any, target: Any, args: Any, kws: Any) -> None
     plan = call.plan
     assert isinstance(plan, ScanPlan)
     built = _built(call)
+    record = plan.value_dtype.names is not None
     result = None
-    if plan.scalar:
+    if plan.scalar and record:
+        # a record is a pointer to its bytes; the result is a fresh record (a copy)
+        value_ty = types.unliteral(call.types["values"])
+        in_ptr = call.value("values")
+        out_ptr = record_slot(lower, plan.value_dtype)
+    elif plan.scalar:
         value_ty = types.unliteral(call.types["values"])
         in_ptr = call.slot("values", value_ty)
         result = lower.alloca(get_storage_type(value_ty))
@@ -179,12 +255,19 @@ def _lower_scan(name: str, lower: Any, target: Any, args: Any, kws: Any) -> None
         value_ty = call.types["values"].dtype
         in_ptr = call.data("values")
         out_ptr = call.data("out") if call.passed("out") else in_ptr
-    init = call.slot("initial_value", value_ty) if plan.has_initial_value else _null()
+    if plan.has_initial_value and record:
+        init = call.record("initial_value", plan.value_dtype)
+    elif plan.has_initial_value:
+        init = call.slot("initial_value", value_ty)
+    else:
+        init = _null()
     state = call.data("prefix_state") if plan.stateful else _null()
     aggregate = call.data("block_aggregate") if plan.has_block_aggregate else _null()
     temp = call.data("temp_storage") if plan.temp_storage == "caller" else _null()
     call.emit(built, [temp, in_ptr, out_ptr, init, state, aggregate])
-    if result is None:
+    if plan.scalar and record:
+        lower.store_var(target, out_ptr)
+    elif result is None:
         lower.store_var(target, None)
     else:
         loaded = llvm.load(get_storage_type(value_ty), result)
@@ -214,13 +297,414 @@ def _lower_io(name: str, lower: Any, target: Any, args: Any, kws: Any) -> None:
             signed=get_conversion_signedness(valid_ty, types.int64),
         )
         valid = arith.minsi(requested, valid)
-    element = memref_to_llvm_ptr(array, [offset], get_storage_type(array_ty.dtype))
-    base = llvm.addrspacecast(_ptr(), element)
+    if plan.value_dtype.names is not None:
+        # a record array: a C-contiguous byte memref (the planner refuses other layouts)
+        nbytes = arith.muli(offset, arith.constant(_i64(), plan.value_dtype.itemsize))
+        base = llvm_ptr_add_bytes(memref_data_pointer(array), nbytes)
+    else:
+        element = memref_to_llvm_ptr(array, [offset], get_storage_type(array_ty.dtype))
+        base = llvm.addrspacecast(_ptr(), element)
     items = call.data("items")
-    oob = call.slot("oob_default", array_ty.dtype) if plan.has_oob_default else _null()
+    if plan.has_oob_default and plan.value_dtype.names is not None:
+        oob = call.record("oob_default", plan.value_dtype)
+    elif plan.has_oob_default:
+        oob = call.slot("oob_default", array_ty.dtype)
+    else:
+        oob = _null()
     temp = call.data("temp_storage") if plan.temp_storage == "caller" else _null()
     call.emit(built, [temp, base, valid, oob, items])
     lower.store_var(target, None)
+
+
+# ---------------------------------------------------------------------------
+# kernels: the record arrays numba-cuda-mlir cannot lower
+
+
+def _c_strides(shape: Sequence[int]) -> list[int]:
+    """C-order strides of `shape`, counted in items."""
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    return strides
+
+
+#: The arrays of records the planner has asked for, by the key it passes:
+#: (where, shape, dtype, alignment), `where` ``"local"`` or ``"shared"``.
+_ARRAYS: dict[str, tuple[str, tuple[int, ...], np.dtype[Any], int]] = {}
+_arrays_lock = threading.Lock()
+_shared_names = itertools.count()
+
+
+def _array_key(where: str, shape: tuple[int, ...], dtype: np.dtype[Any], alignment: int) -> str:
+    """The string literal naming an array of records for :func:`scan_record_array`."""
+    key = f"{where}|{','.join(map(str, shape))}|{alignment}|{statefn.dtype_key(dtype)}"
+    with _arrays_lock:
+        _ARRAYS.setdefault(key, (where, shape, dtype, alignment))
+    return key
+
+
+def _with_space(memref_type: Any, space: Any) -> Any:
+    t = ir.MemRefType(memref_type)
+    return ir.MemRefType.get(list(t.shape), t.element_type, layout=t.layout, memory_space=space)
+
+
+@extending.intrinsic  # type: ignore[untyped-decorator]
+def scan_record_array(typingctx: Any, key: Any) -> Any:
+    """``cuda.local.array`` or ``cuda.shared.array`` of records: bytes with the record's
+    alignment, viewed as numba-cuda-mlir's record memref (shape and strides in records).
+
+    `key` is the string literal :func:`_array_key` made (an intrinsic made while a
+    kernel compiles would be unknown to that compile's typing).
+    """
+    if not isinstance(key, types.StringLiteral):
+        return None
+    with _arrays_lock:
+        found = _ARRAYS.get(key.literal_value)
+    if found is None:
+        return None
+    where, shape, dtype, alignment = found
+    array_type = types.Array(from_dtype(dtype), len(shape), "C")
+    nbytes = max(1, math.prod(shape)) * dtype.itemsize
+    strides = _c_strides(shape)
+
+    def codegen(lower: Any, target: Any, args: Any, kws: Any) -> None:
+        i8 = ir.IntegerType.get_signless(8)
+        space = None
+        if where == "shared":
+            space = ir.Attribute.parse("#gpu.address_space<workgroup>")
+            raw_type = ir.MemRefType.get([nbytes], i8, memory_space=space)
+            name = f"scan_record_shared_{next(_shared_names)}"
+            with ir.InsertionPoint(lower.mlir_gpu_module.bodyRegion.blocks[0]):
+                memref.global_(name, raw_type, sym_visibility="private", alignment=alignment)
+            raw = memref.get_global(raw_type, name)
+        else:
+            with lower.alloca_insertion_point():
+                raw = memref.alloca(ir.MemRefType.get([nbytes], i8), [], [], alignment=alignment)
+        layout = ir.StridedLayoutAttr.get(offset=0, strides=strides)
+        view = memref.reinterpret_cast(
+            ir.MemRefType.get(list(shape), i8, layout=layout, memory_space=space),
+            raw,
+            [],
+            [],
+            [],
+            static_offsets=[0],
+            static_sizes=list(shape),
+            static_strides=strides,
+        )
+        array = memref.cast(_with_space(lower.get_mlir_type(array_type), space), view)
+        lower.store_var(target, array)
+
+    return signature(array_type, key), codegen
+
+
+def _is_c_record_array(ty: Any) -> bool:
+    return (
+        isinstance(ty, types.Array)
+        and isinstance(ty.dtype, types.Record)
+        and ty.layout == "C"
+        and ty.ndim >= 2
+    )
+
+
+def _index_types(ty: Any) -> tuple[Any, ...] | None:
+    """The integer types of an index (one integer or a tuple of them), else None."""
+    items = tuple(ty.types) if isinstance(ty, types.BaseTuple) else (ty,)
+    if all(isinstance(t, types.Integer) for t in items):
+        return items
+    return None
+
+
+def _indices(lower: Any, var: Any, ty: Any) -> list[tuple[ir.Value, Any]]:
+    value = lower.load_var(var)
+    if isinstance(ty, types.BaseTuple):
+        return list(zip(value, ty.types, strict=True))
+    return [(value, ty)]
+
+
+def _element_offset(
+    lower: Any, array: ir.Value, indices: list[tuple[ir.Value, Any]]
+) -> tuple[ir.Value, list[ir.Value], list[ir.Value], ir.Value]:
+    """(items before the indexed part, sizes, strides, offset) of a C-contiguous record memref.
+
+    Negative indices count from the end, as Numba's basic indexing does.
+    """
+    rank = ir.MemRefType(array.type).rank
+    meta = memref.extract_strided_metadata(array)
+    sizes = [convert(meta[2 + d], _i64()) for d in range(rank)]
+    strides = list(meta[2 + rank : 2 + 2 * rank])
+    linear = _const(0)
+    for d, (value, ty) in enumerate(indices):
+        idx = convert(value, _i64(), signed=getattr(ty, "signed", True))
+        if getattr(ty, "signed", True):
+            negative = arith.cmpi(arith.CmpIPredicate.slt, idx, _const(0))
+            idx = arith.select(negative, arith.addi(idx, sizes[d]), idx)
+        linear = arith.addi(arith.muli(linear, sizes[d]), idx)
+    inner = _const(1)
+    for d in range(len(indices), rank):
+        inner = arith.muli(inner, sizes[d])
+    return arith.muli(linear, inner), sizes, strides, meta[1]
+
+
+@extending.intrinsic  # type: ignore[untyped-decorator]
+def scan_record_index(typingctx: Any, array: Any, index: Any) -> Any:
+    """``array[index]`` of a C-contiguous record array of two or more dimensions."""
+    items = _index_types(index)
+    if not _is_c_record_array(array) or items is None or len(items) > array.ndim:
+        return None
+    rest = array.ndim - len(items)
+    result = array.dtype if rest == 0 else types.Array(array.dtype, rest, "C")
+    itemsize = array.dtype.size
+
+    def codegen(lower: Any, target: Any, args: Any, kws: Any) -> None:
+        source = lower.load_var(args[0])
+        before, sizes, strides, offset = _element_offset(
+            lower, source, _indices(lower, args[1], index)
+        )
+        nbytes = arith.muli(before, _const(itemsize))
+        if rest == 0:
+            lower.store_var(target, llvm_ptr_add_bytes(memref_data_pointer(source), nbytes))
+            return
+        start = arith.addi(offset, arith.index_cast(_index(), nbytes))
+        kept = range(len(items), array.ndim)
+        view = memref.reinterpret_cast(
+            lower.get_mlir_type(result),
+            source,
+            [start],
+            [arith.index_cast(_index(), sizes[d]) for d in kept],
+            [strides[d] for d in kept],
+            static_offsets=[_DYNAMIC],
+            static_sizes=[_DYNAMIC] * rest,
+            static_strides=[_DYNAMIC] * rest,
+        )
+        lower.store_var(target, view)
+
+    return signature(result, array, index), codegen
+
+
+@extending.intrinsic  # type: ignore[untyped-decorator]
+def scan_record_setitem(typingctx: Any, array: Any, index: Any, value: Any) -> Any:
+    """``array[index] = value``: one record of a C-contiguous record array, field by field."""
+    items = _index_types(index)
+    if (
+        not _is_c_record_array(array)
+        or items is None
+        or len(items) != array.ndim
+        or value != array.dtype
+    ):
+        return None
+    itemsize = array.dtype.size
+
+    def codegen(lower: Any, target: Any, args: Any, kws: Any) -> None:
+        source = lower.load_var(args[0])
+        before, _, _, _ = _element_offset(lower, source, _indices(lower, args[1], index))
+        dst = llvm_ptr_add_bytes(memref_data_pointer(source), arith.muli(before, _const(itemsize)))
+        src = lower.load_var(args[2])
+        for offset, ty in record_fields_of(array.dtype):
+            storage = get_storage_type(ty)
+            llvm.store(llvm.load(storage, field_pointer(src, offset)), field_pointer(dst, offset))
+        lower.store_var(target, None)
+
+    return signature(types.none, array, index, value), codegen
+
+
+# ---------------------------------------------------------------------------
+# the planner
+
+
+def _definition(func_ir: Any, var: Any) -> Any:
+    try:
+        return func_ir.get_definition(var)
+    except (KeyError, AttributeError):
+        return None
+
+
+def _constant(func_ir: Any, var: Any, depth: int = 0) -> Any:
+    """The Python value of a global, free variable, constant, attribute chain or tuple of
+    them (else raises LookupError)."""
+    defn = _definition(func_ir, var) if isinstance(var, nir.Var) and depth < 8 else None
+    if isinstance(defn, nir.Global | nir.FreeVar | nir.Const):
+        return defn.value
+    if isinstance(defn, nir.Expr) and defn.op == "getattr":
+        return getattr(_constant(func_ir, defn.value, depth + 1), defn.attr)
+    if isinstance(defn, nir.Expr) and defn.op == "build_tuple":
+        return tuple(_constant(func_ir, item, depth + 1) for item in defn.items)
+    raise LookupError
+
+
+def _shape(value: object) -> tuple[int, ...] | None:
+    shape = value if isinstance(value, tuple) else (value,)
+    if shape and all(isinstance(n, int | np.integer) and not isinstance(n, bool) for n in shape):
+        return tuple(int(n) for n in shape)
+    return None
+
+
+class _Rewriter:
+    """The rewrites of one function (see the module docstring)."""
+
+    def __init__(self, func_ir: Any, args: Sequence[Any]) -> None:
+        self.func_ir = func_ir
+        self.args = tuple(args)
+        self.known: dict[int, Any] = {}  # id(defining expression) -> its Numba type
+
+    def type_of(self, var: Any) -> Any:
+        defn = _definition(self.func_ir, var)
+        if isinstance(defn, nir.Arg) and defn.index < len(self.args):
+            return self.args[defn.index]
+        return self.known.get(id(defn))
+
+    def global_var(self, blk: Any, body: list[Any], value: Any, loc: Any) -> Any:
+        var = nir.Var(blk.scope, blk.scope.redefine("$scan_record", loc).name, loc)
+        body.append(nir.Assign(nir.Global(getattr(value, "__name__", "f"), value, loc), var, loc))
+        return var
+
+    def array(self, expr: Any) -> str | None:
+        """The key of ``cuda.local.array``/``cuda.shared.array`` of records (None: not one)."""
+        try:
+            fn = _constant(self.func_ir, expr.func)
+        except (LookupError, AttributeError):
+            return None
+        where = {id(cuda.local.array): "local", id(cuda.shared.array): "shared"}
+        if id(fn) not in where:
+            return None
+        params = ("shape", "dtype", "alignment")
+        bound = dict(zip(params, expr.args, strict=False))
+        bound.update(dict(expr.kws))
+        if set(bound) - set(params) or "dtype" not in bound or "shape" not in bound:
+            return None
+        try:
+            dtype = _constant(self.func_ir, bound["dtype"])
+            shape = _shape(_constant(self.func_ir, bound["shape"]))
+            alignment = _constant(self.func_ir, bound["alignment"]) if "alignment" in bound else 8
+        except (LookupError, AttributeError):
+            return None
+        record = isinstance(dtype, np.dtype) and dtype.names is not None
+        if not record or shape is None or 0 in shape:
+            return None  # dynamic shared memory (shape 0) is numba-cuda-mlir's
+        if alignment is None:
+            alignment = 8
+        if not isinstance(alignment, int) or alignment <= 0:
+            return None
+        dtype = np.dtype(dtype)
+        self.known[id(expr)] = types.Array(from_dtype(dtype), len(shape), "C")
+        return _array_key(where[id(fn)], shape, dtype, max(alignment, dtype.alignment))
+
+    def index_count(self, index_var: Any, constant: object) -> int | None:
+        """How many integers an index holds (None: not integers, or not known before typing)."""
+        if constant is not None:
+            items = constant if isinstance(constant, tuple) else (constant,)
+            ok = all(isinstance(i, int | np.integer) and not isinstance(i, bool) for i in items)
+            if ok or index_var is None:
+                return len(items) if ok else None
+            # not a constant after all (a static index Numba guessed): the variable decides
+        defn = _definition(self.func_ir, index_var)
+        if isinstance(defn, nir.Expr) and defn.op == "build_tuple":
+            return len(defn.items)
+        if isinstance(defn, nir.Global | nir.FreeVar | nir.Const):
+            return None if defn.value is None else self.index_count(None, defn.value)
+        if isinstance(defn, nir.Expr) and defn.op == "call":
+            try:
+                if _constant(self.func_ir, defn.func) is slice:
+                    return None
+            except (LookupError, AttributeError):
+                pass
+        return 1  # one integer, or a tuple typing finds (the intrinsic declines what is not)
+
+    def getitem(self, expr: Any) -> tuple[Any, Any] | None:
+        """(index var, result type) when `expr` indexes a record array numba-cuda-mlir cannot."""
+        if expr.op not in ("getitem", "static_getitem"):
+            return None
+        ty = self.type_of(expr.value)
+        if not _is_c_record_array(ty):
+            return None
+        constant = expr.index if expr.op == "static_getitem" else None
+        var = expr.index_var if expr.op == "static_getitem" else expr.index
+        if var is None:
+            return None
+        count = self.index_count(var, constant)
+        if count is None or count > ty.ndim:
+            return None
+        rest = ty.ndim - count
+        return var, (ty.dtype if rest == 0 else types.Array(ty.dtype, rest, "C"))
+
+    def setitem(self, stmt: Any) -> Any:
+        """The index var when `stmt` assigns one record of a record array numba-cuda-mlir cannot."""
+        if not isinstance(stmt, nir.SetItem | nir.StaticSetItem):
+            return None
+        ty = self.type_of(stmt.target)
+        if not _is_c_record_array(ty):
+            return None
+        static = isinstance(stmt, nir.StaticSetItem)
+        var = stmt.index_var if static else stmt.index
+        if var is None:
+            return None
+        count = self.index_count(var, stmt.index if static else None)
+        return var if count == ty.ndim else None
+
+    def run(self) -> bool:
+        """Rewrite until nothing changes (a use may come before its definition's block)."""
+        changed = False
+        for _ in range(4):
+            if not self.rewrite():
+                break
+            changed = True
+        return changed
+
+    def rewrite(self) -> bool:
+        changed = False
+        for blk in self.func_ir.blocks.values():
+            body: list[Any] = []
+            for stmt in blk.body:
+                loc = stmt.loc
+                if isinstance(stmt, nir.Assign) and isinstance(stmt.value, nir.Expr):
+                    expr = stmt.value
+                    if expr.op == "call" and (key := self.array(expr)) is not None:
+                        func = self.global_var(blk, body, scan_record_array, loc)
+                        name = blk.scope.redefine("$scan_record_key", loc).name
+                        arg = nir.Var(blk.scope, name, loc)
+                        body.append(nir.Assign(nir.Const(key, loc), arg, loc))
+                        stmt.value = nir.Expr.call(func, (arg,), (), loc)
+                        changed = True
+                    elif (found := self.getitem(expr)) is not None:
+                        index, result = found
+                        self.known[id(expr)] = result
+                        func = self.global_var(blk, body, scan_record_index, loc)
+                        stmt.value = nir.Expr.call(func, (expr.value, index), (), loc)
+                        changed = True
+                elif (index := self.setitem(stmt)) is not None:
+                    func = self.global_var(blk, body, scan_record_setitem, loc)
+                    done = nir.Var(blk.scope, blk.scope.redefine("$scan_record_set", loc).name, loc)
+                    call = nir.Expr.call(func, (stmt.target, index, stmt.value), (), loc)
+                    stmt = nir.Assign(call, done, loc)
+                    changed = True
+                body.append(stmt)
+            blk.body = body
+        return changed
+
+
+def _calls_scan(func_ir: Any) -> bool:
+    """Whether the function calls :mod:`scan.block` (the facts planner marked the calls)."""
+    for blk in func_ir.blocks.values():
+        for stmt in blk.body:
+            expr = getattr(stmt, "value", None)
+            if (
+                isinstance(expr, nir.Expr)
+                and expr.op == "call"
+                and any(k == HIDDEN_KW for k, _ in expr.kws)
+            ):
+                return True
+    return False
+
+
+@extending.register_planner
+class RecordArrays(extending.WholeFunctionPlanner):  # type: ignore[misc]
+    """Arrays of records numba-cuda-mlir 0.6 cannot lower (local and shared arrays, integer
+    indices into N-D arrays), rewritten in functions that call :mod:`scan.block`."""
+
+    def run(self) -> bool:
+        func_ir = self.state.func_ir
+        if not _calls_scan(func_ir):
+            return False
+        return _Rewriter(func_ir, getattr(self.state, "args", ()) or ()).run()
 
 
 def _register(name: str) -> None:

@@ -79,9 +79,9 @@ _CALLBACK_ROLES = {"prefix_op": "prefix", "scan_op": "scan_op"}
 # descriptors and refused plain functions as kernel globals
 
 
-#: numba-cuda-mlir's types as plan facts (records are numba-cuda's alone for now),
-#: and its types of descriptors and refused callables.
-FACTS = NumbaFacts.of(types, as_dtype, records=False)
+#: numba-cuda-mlir's types as plan facts (numbers, records, tuples spelling a
+#: record), and its types of descriptors and refused callables.
+FACTS = NumbaFacts.of(types, as_dtype)
 DescriptorType = FACTS.descriptor_type
 
 for _cls in (statefn.StatefulFunction, statefn.StatelessFunction, statefn.ScanOperator):
