@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import statefn as _statefn
 
-from . import _numba_cuda_mlir, block
+from . import _numba_cuda, _numba_cuda_mlir, block
 from ._errors import (
     CacheWarning,
     CompileError,
@@ -35,14 +35,16 @@ from ._errors import (
     StateContractError,
     ToolchainError,
 )
-from ._numba_cuda import compile_kernel as _compile_numba_cuda
-from ._numba_cuda import install as _install
 
-_install()
+_numba_cuda.install()
 _numba_cuda_mlir.install_when_imported()
 
+#: The front ends :func:`compile` dispatches to, in order: the first that owns
+#: a kernel (``owns(kernel)``) compiles it (``compile_kernel``).
+_FRONT_ENDS = (_numba_cuda_mlir, _numba_cuda)
 
-@functools.wraps(_compile_numba_cuda)
+
+@functools.wraps(_numba_cuda.compile_kernel)
 def compile(
     kernel: Callable[..., Any],
     signature: Any,
@@ -52,11 +54,11 @@ def compile(
     block: int | tuple[int, ...] | None = None,
 ) -> bytes | list[bytes]:
     # a numba_cuda_mlir dispatcher compiles with numba-cuda-mlir, anything else with numba-cuda
-    options = {"cc": cc, "output": output, "block": block}
+    front_end = next(f for f in _FRONT_ENDS if f.owns(kernel))
     try:
-        if _numba_cuda_mlir.owns(kernel):
-            return _numba_cuda_mlir.compile_kernel(kernel, signature, **options)
-        return _compile_numba_cuda(kernel, signature, **options)  # type: ignore[arg-type]
+        compiled: bytes | list[bytes]
+        compiled = front_end.compile_kernel(kernel, signature, cc=cc, output=output, block=block)
+        return compiled
     except (ScanError, _statefn.StatefnError) as exc:  # named at the call: no library frames
         raise exc.with_traceback(None) from None
 

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The build layer: from a plan to the compiled objects a kernel links, for any front end.
 
-:func:`build` is the one way from a :class:`~scan._plan.ScanPlan` or
-:class:`~scan._plan.TileIOPlan` to a :class:`Built`: the provider's entry
+:func:`build` is the one way from a plan (of any family: its spec, looked up
+in :mod:`scan._primitives`, renders it) to a :class:`Built`: the provider's entry
 point, its temp-storage layout, and every LTO-IR object the kernel must link
 (the provider's, and the user callbacks' behind the pointer ABI). Callbacks
 are compiled by the front end (:class:`CallbackCompiler`: Numba for
@@ -26,18 +26,12 @@ import numpy as np
 import statefn
 
 from ._cache import Artifact, get_or_build
-from ._codegen import (
-    CallbackDecl,
-    callback_barrier_suffices,
-    group_storage,
-    render_group,
-    render_scan,
-    render_tile_io,
-)
+from ._codegen import CallbackDecl, group_storage, render_group
 from ._compile import Provider, check_target, compile_group, compile_provider, provider_layout
 from ._errors import PlanError
 from ._keys import cache_key, compile_key
-from ._plan import ArrayFact, ScanPlan, TileIOPlan, plan_scan, plan_tile_io, resolve_block
+from ._plan import resolve_block
+from ._primitives import PRIMITIVES, for_layout, for_plan
 from ._target import arch
 from ._vocab import TempStorageLayout
 
@@ -54,6 +48,8 @@ __all__ = [
     "temp_storage_layout",
 ]
 
+#: A plan of any family (:mod:`scan._primitives`).
+Plan: TypeAlias = Any
 #: A user callable the build lowers behind the pointer ABI.
 CallbackDescriptor: TypeAlias = (
     statefn.StatefulFunction[Any, Any] | statefn.StatelessFunction[Any] | statefn.ScanOperator
@@ -145,17 +141,17 @@ def callback(
 
 
 def build(
-    plan: ScanPlan | TileIOPlan,
+    plan: Plan,
     cc: tuple[int, int],
     compiler: CallbackCompiler | None,
     *,
-    together: Sequence[ScanPlan | TileIOPlan] = (),
+    together: Sequence[Plan] = (),
 ) -> Built:
     """Compile (or fetch) the provider of `plan` and the callbacks it calls.
 
     Parameters
     ----------
-    plan : ScanPlan or TileIOPlan
+    plan : a plan of any family
     cc : tuple of int
         Target compute capability.
     compiler : CallbackCompiler or None
@@ -190,24 +186,16 @@ def build(
     return Built(provider.symbol, link)
 
 
-def _shares_storage(plan: ScanPlan | TileIOPlan) -> bool:
+def _shares_storage(plan: Plan) -> bool:
     """Whether `plan`'s provider may use its unit's shared library-owned storage.
 
     It must own library storage and end with a barrier after its last use of
-    it: ``auto_sync``, and not a scan whose trailing barrier CUB's callback
-    barrier replaces (that scan's storage stays its own; see
-    :func:`scan._codegen.callback_barrier_suffices`).
+    it (each family's spec says when: ``Primitive.shares_storage``).
     """
-    if plan.temp_storage != "implicit" or not plan.auto_sync:
-        return False
-    if isinstance(plan, ScanPlan):
-        return not callback_barrier_suffices(plan)
-    return plan.uses_shared_memory
+    return for_plan(plan).shares_storage(plan)
 
 
-def provider_group(
-    plan: ScanPlan | TileIOPlan, together: Sequence[ScanPlan | TileIOPlan]
-) -> tuple[ScanPlan | TileIOPlan, ...]:
+def provider_group(plan: Plan, together: Sequence[Plan]) -> tuple[Plan, ...]:
     """`plan` and `together`, one of each provider, in a fixed order (by symbol)."""
     members = {p.symbol: p for p in together}
     members[plan.symbol] = plan
@@ -235,31 +223,29 @@ class KernelGroups:
         self._lock = threading.Lock()
         #: per kernel code library: each plan's group, by (plan symbol, target)
         self.by_library: weakref.WeakKeyDictionary[
-            Any, dict[tuple[str, tuple[int, int]], tuple[ScanPlan | TileIOPlan, ...]]
+            Any, dict[tuple[str, tuple[int, int]], tuple[Plan, ...]]
         ] = weakref.WeakKeyDictionary()
 
-    def note(self, root: object, plan: ScanPlan | TileIOPlan) -> None:
+    def note(self, root: object, plan: Plan) -> None:
         """Record a call typed while the front end typed `root` (its outermost function).
 
         `root` is opaque here: only its identity is compared, to tell one
         kernel's typing from the next.
         """
-        plans: dict[str, ScanPlan | TileIOPlan] | None = getattr(self._pending, "plans", None)
+        plans: dict[str, Plan] | None = getattr(self._pending, "plans", None)
         if plans is None or getattr(self._pending, "root", None) is not root:
             # another kernel's typing began: plans left by one that failed are dropped
             plans = self._pending.plans = {}
             self._pending.root = root
         plans[plan.symbol] = plan
 
-    def take(self) -> list[ScanPlan | TileIOPlan]:
+    def take(self) -> list[Plan]:
         """The plans typed on this thread since the last call (the kernel being compiled)."""
-        plans: dict[str, ScanPlan | TileIOPlan] = getattr(self._pending, "plans", None) or {}
+        plans: dict[str, Plan] = getattr(self._pending, "plans", None) or {}
         self._pending.plans = {}
         return list(plans.values())
 
-    def group(
-        self, plan: ScanPlan | TileIOPlan, cc: tuple[int, int], library: Any
-    ) -> tuple[ScanPlan | TileIOPlan, ...]:
+    def group(self, plan: Plan, cc: tuple[int, int], library: Any) -> tuple[Plan, ...]:
         """The plans compiling in one unit with `plan`'s, for the kernel of `library`."""
         with self._lock:
             groups = self.by_library.setdefault(library, {})
@@ -280,9 +266,7 @@ _units: dict[tuple[str, tuple[int, int]], dict[str, Provider]] = {}
 _units_lock = threading.Lock()
 
 
-def _group_unit(
-    group: Sequence[ScanPlan | TileIOPlan], cc: tuple[int, int]
-) -> tuple[str, dict[str, Provider]]:
+def _group_unit(group: Sequence[Plan], cc: tuple[int, int]) -> tuple[str, dict[str, Provider]]:
     """The name of `group`'s unit and its members' providers (compiled or fetched)."""
     tag = cache_key("group", {"plans": " ".join(p.key for p in group)})[:12]
     name = f"statefn_scan_group_{tag}"
@@ -308,54 +292,33 @@ def _group_unit(
     return name, found
 
 
-def _callbacks(plan: ScanPlan | TileIOPlan) -> list[CallbackDescriptor]:
-    if isinstance(plan, TileIOPlan):
-        return []
-    users: list[CallbackDescriptor] = []
-    if not plan.scan_op.is_builtin:
-        users.append(plan.scan_op)
-    if plan.prefix_op is not None:
-        users.append(plan.prefix_op)
-    return users
+def _callbacks(plan: Plan) -> list[CallbackDescriptor]:
+    return for_plan(plan).callbacks(plan)
 
 
-def _source(
-    plan: ScanPlan | TileIOPlan, symbol: str | None = None, storage: str | None = None
-) -> str:
+def _source(plan: Plan, symbol: str | None = None, storage: str | None = None) -> str:
     """The provider's C++: callbacks are declared by their pointer-ABI symbols only.
 
     `symbol` and `storage`: the entry point's name and the shared storage
     function in a unit of several providers (:func:`scan._codegen.render_group`).
     """
-    if isinstance(plan, TileIOPlan):
-        return render_tile_io(plan, symbol=symbol, storage=storage)
-
-    def decl(descriptor: CallbackDescriptor | None) -> CallbackDecl | None:
-        if descriptor is None:
-            return None
-        symbol, c_decl = statefn.pointer_abi(descriptor, plan.value_dtype)
-        return CallbackDecl(symbol=symbol, c_decl=c_decl)
-
-    return render_scan(
-        plan,
-        scan_callback=None if plan.scan_op.is_builtin else decl(plan.scan_op),
-        prefix_callback=decl(plan.prefix_op),
-        symbol=symbol,
-        storage=storage,
-    )
+    decls = []
+    for descriptor in _callbacks(plan):
+        callback_symbol, c_decl = statefn.pointer_abi(descriptor, plan.value_dtype)
+        decls.append(CallbackDecl(symbol=callback_symbol, c_decl=c_decl))
+    return for_plan(plan).render(plan, decls, symbol, storage)
 
 
-def _what(plan: ScanPlan | TileIOPlan) -> str:
+def _what(plan: Plan) -> str:
     """The plan in a few words, for the log."""
     shape = "x".join(str(d) for d in plan.block if d > 1) or "1"
-    kind = plan.function if isinstance(plan, ScanPlan) else plan.direction
     return (
-        f"{plan.symbol} ({kind} of {plan.value_dtype.name}, {shape} threads x "
-        f"{plan.items_per_thread} items, {plan.algorithm})"
+        f"{plan.symbol} ({for_plan(plan).describe(plan)} of {plan.value_dtype.name}, "
+        f"{shape} threads x {plan.items_per_thread} items, {plan.algorithm})"
     )
 
 
-def _needed(compiler: CallbackCompiler | None, plan: ScanPlan | TileIOPlan) -> CallbackCompiler:
+def _needed(compiler: CallbackCompiler | None, plan: Plan) -> CallbackCompiler:
     if compiler is None:
         raise TypeError(f"{plan.symbol}: building user callbacks needs a callback compiler")
     return compiler
@@ -373,47 +336,16 @@ def temp_storage_layout(
     """(size, alignment) of `primitive`'s TempStorage, from compiled code."""
     name = f"temp_storage({primitive!r})"
     blk = resolve_block(name, threads, None)
-    items = ArrayFact(dtype=dtype, ndim=1, length=items_per_thread)
-    caller = ArrayFact(dtype=np.uint8, ndim=1)
-    plan: ScanPlan | TileIOPlan
-    record = np.dtype(dtype).names is not None
-    if primitive == "scan":
-        plan = plan_scan(
-            function=name,
-            values=items,
-            out=None,
-            mode="inclusive",
-            # records have no built-in operator; the layout does not depend on it
-            scan_op=_layout_operator if record else "+",
-            initial_value=None,
-            prefix_op=None,
-            prefix_state=None,
-            block_aggregate=None,
-            algorithm=algorithm,
-            temp_storage=caller,
-            block=blk,
-        )
-    elif primitive in ("load", "store"):
-        plan = plan_tile_io(
-            function="load" if primitive == "load" else "store",
-            array=ArrayFact(dtype=dtype, ndim=1),
-            items=items,
-            algorithm=algorithm,
-            oob_default=None,
-            temp_storage=caller,
-            block=blk,
-        )
-    else:
+    spec = for_layout(primitive)
+    if spec is None or spec.layout_plan is None:
+        names = [n for s in PRIMITIVES for n in s.layout_names]
         raise PlanError(
-            f"temp_storage: primitive must be 'scan', 'load' or 'store' (got {primitive!r})"
+            f"temp_storage: primitive must be {', '.join(map(repr, names[:-1]))} or "
+            f"{names[-1]!r} (got {primitive!r})"
         )
+    plan = spec.layout_plan(primitive, np.dtype(dtype), blk, items_per_thread, algorithm)
     check_target(cc)
     # the provider alone: its layout needs no callback code
     size, alignment = provider_layout(plan.symbol, _source(plan), cc=cc, what=_what(plan))
     # numba-cuda allocates aligned shared arrays in multiples of 8 bytes
     return TempStorageLayout(size, max(alignment, 8))
-
-
-def _layout_operator(a: Any, b: Any) -> Any:
-    """The scan operator of record layout queries (declared, never compiled)."""
-    return a

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The call table of :mod:`scan.block`, and the one way from a call to its plan.
 
-Every entry point (``scan``, the four sums and scans, ``load``, ``store``) is
-described once here: its parameters in order, their defaults, which are
+Every entry point is declared once, by its family's spec
+(:mod:`scan._primitives`): its parameters in order, their defaults, which are
 keyword-only, and the *role* of each, which says what a front end must tell
 the planner about the argument:
 
@@ -28,32 +28,17 @@ one they refuse host calls.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, Protocol, TypeAlias
-
-import attrs
+from typing import Any, Protocol, TypeAlias
 
 from ._errors import ScanTypeError
-from ._plan import (
-    ArrayFact,
-    Block,
-    Operand,
-    ScalarFact,
-    ScanPlan,
-    TileIOPlan,
-    TupleFact,
-    check_unknown_keywords,
-    plan_scan,
-    plan_tile_io,
-    resolve_block,
-)
+from ._plan import Block, check_unknown_keywords, resolve_block
+from ._primitives import CALLS, for_call
+from ._spec import EntryPoint, Param, Role
 
 __all__ = [
     "CALLS",
-    "IO_CALLS",
     "MISSING",
-    "SCAN_CALLS",
     "Converter",
     "EntryPoint",
     "HostBackend",
@@ -69,9 +54,6 @@ __all__ = [
     "set_host_backend",
 ]
 
-Role: TypeAlias = Literal["operand", "array", "index", "literal", "callable"]
-Plan: TypeAlias = ScanPlan | TileIOPlan
-
 
 class _Missing:
     """An argument the call did not pass."""
@@ -82,137 +64,6 @@ class _Missing:
 
 #: Stands for an argument the call did not pass (its default applies).
 MISSING: Any = _Missing()
-
-
-@attrs.frozen
-class Param:
-    """One parameter of an entry point."""
-
-    name: str
-    role: Role
-    default: Any = inspect.Parameter.empty
-    keyword_only: bool = True
-
-
-@attrs.frozen
-class EntryPoint:
-    """One public function of :mod:`scan.block`: its parameters and what it plans.
-
-    Attributes
-    ----------
-    name : str
-    kind : {"scan", "load", "store"}
-    params : tuple of Param
-        In signature order.
-    mode : {"inclusive", "exclusive"} or None
-        Fixed by the name, or None for ``scan`` (``mode=`` decides).
-    sum : bool
-        Whether the operator is fixed to ``+``.
-    """
-
-    name: str
-    kind: Literal["scan", "load", "store"]
-    params: tuple[Param, ...]
-    mode: Literal["inclusive", "exclusive"] | None = None
-    sum: bool = False
-    signature: inspect.Signature = attrs.field(init=False, eq=False, repr=False)
-
-    @signature.default
-    def _signature(self) -> inspect.Signature:
-        kinds = {
-            True: inspect.Parameter.KEYWORD_ONLY,
-            False: inspect.Parameter.POSITIONAL_OR_KEYWORD,
-        }
-        return inspect.Signature(
-            [
-                inspect.Parameter(p.name, kinds[p.keyword_only], default=p.default)
-                for p in self.params
-            ]
-        )
-
-    @property
-    def names(self) -> frozenset[str]:
-        """Every parameter name (the accepted keywords)."""
-        return frozenset(p.name for p in self.params)
-
-
-def _p(name: str, role: Role, default: Any = None) -> Param:
-    return Param(name, role, default)
-
-
-_REQUIRED = inspect.Parameter.empty
-_OPERANDS = (Param("values", "operand", keyword_only=False), Param("out", "operand", None, False))
-_COMMON = (
-    _p("temp_storage", "array"),
-    _p("threads", "literal"),
-    _p("items_per_thread", "literal"),
-    _p("auto_sync", "literal", True),
-)
-_PREFIX = (_p("prefix_op", "callable"), _p("prefix_state", "array"), _p("block_aggregate", "array"))
-_SCAN_ALGORITHM = _p("algorithm", "literal")
-
-
-def _io(name: Literal["load", "store"]) -> EntryPoint:
-    array = "src" if name == "load" else "dst"
-    oob = (_p("oob_default", "operand"),) if name == "load" else ()
-    return EntryPoint(
-        name,
-        name,
-        (
-            Param(array, "array", keyword_only=False),
-            Param("offset", "index", keyword_only=False),
-            Param("items", "operand", keyword_only=False),
-            _p("valid_items", "index"),
-            *oob,
-            _p("algorithm", "literal"),
-            *_COMMON,
-        ),
-    )
-
-
-def _with_operator(name: str, mode: Literal["inclusive", "exclusive"]) -> EntryPoint:
-    operator = (_p("scan_op", "callable", _REQUIRED), _p("initial_value", "operand"))
-    params = (*_OPERANDS, *operator, *_PREFIX, _SCAN_ALGORITHM, *_COMMON)
-    return EntryPoint(name, "scan", params, mode=mode)
-
-
-#: Every entry point of :mod:`scan.block`, by name.
-CALLS: Mapping[str, EntryPoint] = {
-    "scan": EntryPoint(
-        "scan",
-        "scan",
-        (
-            *_OPERANDS,
-            _p("mode", "literal", _REQUIRED),
-            _p("scan_op", "callable", "+"),
-            _p("initial_value", "operand"),
-            *_PREFIX,
-            _SCAN_ALGORITHM,
-            *_COMMON,
-        ),
-    ),
-    "inclusive_sum": EntryPoint(
-        "inclusive_sum",
-        "scan",
-        (*_OPERANDS, *_PREFIX, _SCAN_ALGORITHM, *_COMMON),
-        mode="inclusive",
-        sum=True,
-    ),
-    "exclusive_sum": EntryPoint(
-        "exclusive_sum",
-        "scan",
-        (*_OPERANDS, *_PREFIX, _SCAN_ALGORITHM, *_COMMON),
-        mode="exclusive",
-        sum=True,
-    ),
-    "inclusive_scan": _with_operator("inclusive_scan", "inclusive"),
-    "exclusive_scan": _with_operator("exclusive_scan", "exclusive"),
-    "load": _io("load"),
-    "store": _io("store"),
-}
-SCAN_CALLS: tuple[str, ...] = tuple(n for n, e in CALLS.items() if e.kind == "scan")
-IO_CALLS: tuple[str, ...] = tuple(n for n, e in CALLS.items() if e.kind != "scan")
-
 
 # ---------------------------------------------------------------------------
 # binding and facts
@@ -260,32 +111,7 @@ def boolean_operand(function: str, name: str) -> ScanTypeError:
     return ScanTypeError(f"{function}: {name} is a boolean; use an integer dtype")
 
 
-def _describe(fact: Operand) -> str:
-    if isinstance(fact, ArrayFact):
-        return f"a {fact.ndim}-D {fact.dtype} array"
-    return str(fact.dtype)
-
-
-def _array(function: str, name: str, fact: Operand | None) -> ArrayFact | None:
-    if fact is not None and not isinstance(fact, ArrayFact):
-        raise ScanTypeError(
-            f"{function}: {name} must be an array (got a scalar of type {fact.dtype})"
-        )
-    return fact
-
-
-def _scalar(function: str, name: str, fact: Operand | None) -> ScalarFact | TupleFact | None:
-    if isinstance(fact, ArrayFact):
-        raise ScanTypeError(f"{function}: {name} must be a scalar")
-    return fact
-
-
-def _index(function: str, name: str, fact: Operand | None) -> None:
-    if fact is not None and (isinstance(fact, ArrayFact) or fact.dtype.kind not in "iu"):
-        raise ScanTypeError(f"{function}: {name} must be an integer (got {_describe(fact)})")
-
-
-def plan_call(name: str, facts: Mapping[str, Any], launch: Block | None) -> Plan:
+def plan_call(name: str, facts: Mapping[str, Any], launch: Block | None) -> Any:
     """Check one call and build its plan: the only planner every front end uses.
 
     Parameters
@@ -302,53 +128,9 @@ def plan_call(name: str, facts: Mapping[str, Any], launch: Block | None) -> Plan
     PlanError, ScanTypeError, statefn.StatefnError
         For every call the library refuses, before any code is generated.
     """
-    entry = CALLS[name]
     block = resolve_block(name, facts["threads"], launch)
-    ipt = facts["items_per_thread"]
     auto_sync = True if facts["auto_sync"] is None else bool(facts["auto_sync"])
-    temp = _array(name, "temp_storage", facts["temp_storage"])
-    if entry.kind != "scan":
-        array_name = "src" if entry.kind == "load" else "dst"
-        array = _array(name, array_name, facts[array_name])
-        if array is None:
-            raise ScanTypeError(f"{name}: {array_name} must be an array")
-        items = facts["items"]
-        if items is None:
-            raise ScanTypeError(f"{name}: items must be a local array")
-        oob = _scalar(name, "oob_default", facts.get("oob_default"))
-        _index(name, "valid_items", facts["valid_items"])
-        _index(name, "offset", facts["offset"])
-        return plan_tile_io(
-            function=entry.kind,
-            array=array,
-            items=items,
-            algorithm=facts["algorithm"],
-            oob_default=oob,
-            temp_storage=temp,
-            block=block,
-            items_per_thread=ipt,
-            auto_sync=auto_sync,
-        )
-    values = facts["values"]
-    if values is None:
-        raise ScanTypeError(f"{name}: values is required")
-    scan_op = "+" if entry.sum else facts["scan_op"]
-    return plan_scan(
-        function=name,
-        values=values,
-        out=facts["out"],
-        mode=entry.mode or facts["mode"],
-        scan_op="+" if scan_op is None else scan_op,
-        initial_value=_scalar(name, "initial_value", facts.get("initial_value")),
-        prefix_op=facts["prefix_op"],
-        prefix_state=_array(name, "prefix_state", facts["prefix_state"]),
-        block_aggregate=_array(name, "block_aggregate", facts["block_aggregate"]),
-        algorithm=facts["algorithm"],
-        temp_storage=temp,
-        block=block,
-        items_per_thread=ipt,
-        auto_sync=auto_sync,
-    )
+    return for_call(name).plan(CALLS[name], {**facts, "auto_sync": auto_sync}, block)
 
 
 # ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 import string
 from collections.abc import Sequence
 from importlib import resources
+from typing import Any
 
 import attrs
 import numpy as np
@@ -32,13 +33,16 @@ __all__ = [
     "GENERATOR_VERSION",
     "OWN_PLUS",
     "CallbackDecl",
+    "builtin_functor",
     "callback_barrier_suffices",
     "cub_plus",
+    "cub_plus_dtype",
     "group_storage",
     "render_group",
-    "render_scan",
-    "render_tile_io",
+    "render_unit",
+    "scan_unit",
     "thread_items_first",
+    "tile_io_unit",
     "value_decl",
 ]
 
@@ -99,12 +103,23 @@ def value_decl(dtype: np.dtype) -> str:
     return "\n".join(lines)
 
 
+def builtin_functor(name: str, builtin: str) -> str:
+    """A functor struct `name` computing built-in operator `builtin` on ``value_t``."""
+    return (
+        f"struct {name} {{\n"
+        "  __device__ __forceinline__ value_t\n"
+        "  operator()(const value_t& a, const value_t& b) const\n"
+        f"  {{ {_BUILTIN_BODIES[builtin]} }}\n"
+        "};"
+    )
+
+
 def _template(name: str) -> string.Template:
     text = resources.files("scan").joinpath("_templates", name).read_text(encoding="utf-8")
     return string.Template(text)
 
 
-def _summary(plan: ScanPlan | TileIOPlan) -> str:
+def _summary(plan: Any) -> str:
     parts = []
     for name, value in plan_fields(plan).items():
         if isinstance(value, np.dtype):
@@ -179,6 +194,11 @@ def _scan_functors(
 #: of its own (an ``add`` predicated on the shuffle's in-range flag), in CCCL
 #: 3.0 and 3.5 alike
 _CUB_PLUS_DTYPES = frozenset({"int32", "uint32", "int64", "uint64", "float32", "float64"})
+
+
+def cub_plus_dtype(dtype: np.dtype) -> bool:
+    """Whether CUB's warp-level steps specialise ``::cuda::std::plus<>`` for `dtype`."""
+    return dtype.name in _CUB_PLUS_DTYPES
 
 
 def cub_plus(plan: ScanPlan) -> bool:
@@ -324,13 +344,14 @@ _CALLBACK_SCAN_SYNC = (
 )
 
 
-def render_scan(
+def scan_unit(
     plan: ScanPlan,
     *,
     scan_callback: CallbackDecl | None = None,
     prefix_callback: CallbackDecl | None = None,
     symbol: str | None = None,
     storage: str | None = None,
+    params: str,
 ) -> str:
     """C++ source of a block scan's provider.
 
@@ -346,6 +367,9 @@ def render_scan(
     storage : str, optional
         The function returning the library-owned storage this provider shares
         in its unit (:func:`render_group`); its own storage by default.
+    params : str
+        The entry point's C++ parameter list (from the family's operand
+        table: :func:`scan._spec.c_parameters`).
     """
     decls: Sequence[CallbackDecl] = [c for c in (scan_callback, prefix_callback) if c is not None]
     return _template("scan.cuh.in").substitute(
@@ -360,9 +384,62 @@ def render_scan(
         algorithm=CUB_SCAN_ALGORITHMS[plan.algorithm],
         functors=_scan_functors(plan, scan_callback, prefix_callback),
         symbol=symbol or plan.symbol,
+        params=params,
         items_per_thread=plan.items_per_thread,
         temp_decl=_temp_decl(plan.temp_storage, storage),
         body=_scan_call(plan),
+    )
+
+
+def render_unit(
+    plan: Any,
+    *,
+    header: str,
+    callbacks: Sequence[CallbackDecl],
+    value: str,
+    types: str,
+    symbol: str | None,
+    storage: str | None,
+    params: str,
+    comment: str,
+    body: str,
+) -> str:
+    """A provider's translation unit, for the families that render through one template.
+
+    Parameters
+    ----------
+    plan
+        The plan (its key, symbol, summary and temp-storage mode).
+    header : str
+        The CUB header under ``cub/block/``.
+    callbacks : sequence of CallbackDecl
+        The user callbacks the unit calls, declared before its types.
+    value : str
+        The declaration of ``value_t`` (:func:`value_decl`).
+    types : str
+        The unit's types; one of them is ``temp_storage_t``.
+    symbol, storage : str or None
+        As in :func:`scan_unit`.
+    params : str
+        The entry point's C++ parameter list (:func:`scan._spec.c_parameters`).
+    comment : str
+        One line on what the entry point does with its operands.
+    body : str
+        The entry point's statements after ``temp_storage`` is declared.
+    """
+    return _template("unit.cuh.in").substitute(
+        generator_version=GENERATOR_VERSION,
+        plan_key=plan.key,
+        summary=_summary(plan),
+        header=header,
+        callback_decls="".join(c.c_decl.rstrip() + "\n" for c in callbacks),
+        value_decl=value,
+        types=types,
+        symbol=symbol or plan.symbol,
+        params=params,
+        comment=comment,
+        temp_decl=_temp_decl(plan.temp_storage, storage),
+        body=body,
     )
 
 
@@ -394,7 +471,7 @@ def render_group(name: str, units: Sequence[tuple[str, str, bool]]) -> str:
     name : str
         The unit's name (a prefix of its internal symbols).
     units : sequence of (local symbol, source, shares storage)
-        Each provider's unit (:func:`render_scan`, :func:`render_tile_io`)
+        Each provider's unit (:func:`scan_unit`, :func:`tile_io_unit`)
         rendered with its local symbol, and whether it uses the shared buffer.
     """
     storage_fn = group_storage(name)
@@ -506,12 +583,12 @@ def whole_warps_partial(plan: TileIOPlan) -> bool:
     )
 
 
-def render_tile_io(
-    plan: TileIOPlan, *, symbol: str | None = None, storage: str | None = None
+def tile_io_unit(
+    plan: TileIOPlan, *, symbol: str | None = None, storage: str | None = None, params: str
 ) -> str:
     """C++ source of a tile load or store provider.
 
-    `symbol` and `storage` are as in :func:`render_scan`.
+    `symbol`, `storage` and `params` are as in :func:`scan_unit`.
     """
     load = plan.direction == "load"
     algos = CUB_LOAD_ALGORITHMS if load else CUB_STORE_ALGORITHMS
@@ -602,6 +679,7 @@ def render_tile_io(
         algorithm=algos[plan.algorithm],
         extra_types=extra_types,
         symbol=symbol or plan.symbol,
+        params=params,
         tile_items=plan.tile_items,
         temp_decl=_temp_decl(plan.temp_storage, storage),
         pointer_decl=f"{const}value_t* p = static_cast<{const}value_t*>(ptr);",

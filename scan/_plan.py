@@ -43,14 +43,22 @@ __all__ = [
     "ScanPlan",
     "TileIOPlan",
     "TupleFact",
+    "as_array",
+    "as_scalar",
+    "check_index",
     "check_launch_bounds",
     "check_unknown_keywords",
+    "check_value_dtype",
     "default_io",
     "default_io_algorithm",
+    "digest",
+    "items_per_thread_of",
     "plan_fields",
     "plan_scan",
     "plan_tile_io",
+    "provider_symbol",
     "resolve_block",
+    "temp_mode",
     "tile_size",
 ]
 
@@ -138,7 +146,7 @@ def _canonical(value: object) -> object:
     return value
 
 
-def _digest(kind: str, fields: Mapping[str, object]) -> str:
+def digest(kind: str, fields: Mapping[str, object]) -> str:
     doc = {
         "schema": _PLAN_SCHEMA_VERSION,
         "kind": kind,
@@ -193,7 +201,7 @@ class ScanPlan:
 
     @key.default
     def _key(self) -> str:
-        return _digest("scan", plan_fields(self))
+        return digest("scan", plan_fields(self))
 
     @property
     def symbol(self) -> str:
@@ -204,6 +212,16 @@ class ScanPlan:
     def threads(self) -> int:
         """Threads per block."""
         return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def returns_value(self) -> bool:
+        """Whether the call returns its result (a scalar scan) instead of writing ``out``."""
+        return self.scalar
+
+    @property
+    def caller_temp(self) -> bool:
+        """Whether the caller passes the temp storage."""
+        return self.temp_storage == "caller"
 
     @property
     def stateful(self) -> bool:
@@ -255,7 +273,7 @@ class TileIOPlan:
 
     @key.default
     def _key(self) -> str:
-        return _digest("tile_io", plan_fields(self))
+        return digest("tile_io", plan_fields(self))
 
     @property
     def uses_shared_memory(self) -> bool:
@@ -277,8 +295,18 @@ class TileIOPlan:
         """Items one call moves for the whole block."""
         return self.threads * self.items_per_thread
 
+    @property
+    def returns_value(self) -> bool:
+        """Tile I/O returns nothing."""
+        return False
 
-def plan_fields(plan: ScanPlan | TileIOPlan) -> dict[str, Any]:
+    @property
+    def caller_temp(self) -> bool:
+        """Whether the caller passes the temp storage."""
+        return self.temp_storage == "caller"
+
+
+def plan_fields(plan: Any) -> dict[str, Any]:
     """What identifies `plan`: its key's parts, which its generated unit also lists.
 
     Every field set at construction but a scan's ``function`` (the entry
@@ -377,7 +405,7 @@ def resolve_block(function: str, threads: object, launch_block: Block | None) ->
     return block
 
 
-def _check_value_dtype(function: str, what: str, dtype: np.dtype) -> np.dtype:
+def check_value_dtype(function: str, what: str, dtype: np.dtype) -> np.dtype:
     """The canonical value dtype: a numeric scalar, or a record of numeric fields."""
     if dtype.names is not None:
         try:
@@ -414,7 +442,7 @@ def _record_operand(function: str, what: str, fact: Operand, value_dtype: np.dty
     if isinstance(fact, TupleFact):
         _check_tuple(function, what, fact, value_dtype)
         return
-    _check_value_dtype(function, what, fact.dtype)
+    check_value_dtype(function, what, fact.dtype)
     _same_record(function, what, fact.dtype, value_dtype)
 
 
@@ -461,7 +489,7 @@ def tile_size(items_per_thread: object, threads: object, launch_block: Block | N
     return block[0] * block[1] * block[2] * int(items_per_thread)
 
 
-def _items_per_thread(function: str, values: Operand, items_per_thread: int | None) -> int:
+def items_per_thread_of(function: str, values: Operand, items_per_thread: int | None) -> int:
     if isinstance(values, TupleFact):
         raise ScanTypeError(
             f"{function}: values is a tuple; scan a record (an item of a record array, such "
@@ -499,7 +527,7 @@ def _items_per_thread(function: str, values: Operand, items_per_thread: int | No
     return n
 
 
-def _temp_mode(function: str, temp_storage: ArrayFact | None) -> TempMode:
+def temp_mode(function: str, temp_storage: ArrayFact | None) -> TempMode:
     if temp_storage is None:
         return "implicit"
     if temp_storage.dtype != np.dtype(np.uint8) or temp_storage.ndim != 1:
@@ -580,8 +608,8 @@ def plan_scan(
             f"{f}: algorithm must be one of {', '.join(map(repr, SCAN_ALGORITHMS))} "
             f"(got {algorithm!r})"
         )
-    value_dtype = _check_value_dtype(f, "values", values.dtype)
-    ipt = _items_per_thread(f, values, items_per_thread)
+    value_dtype = check_value_dtype(f, "values", values.dtype)
+    ipt = items_per_thread_of(f, values, items_per_thread)
     if algorithm is None:
         algorithm = default_scan_algorithm(block, ipt, value_dtype)
     scalar = isinstance(values, ScalarFact)
@@ -678,7 +706,7 @@ def plan_scan(
         prefix_op=prefix,
         has_block_aggregate=block_aggregate is not None,
         algorithm=algorithm,
-        temp_storage=_temp_mode(f, temp_storage),
+        temp_storage=temp_mode(f, temp_storage),
         auto_sync=auto_sync,
     )
 
@@ -954,7 +982,7 @@ def plan_tile_io(
             f"{f}: items must be a 1-D local array (got a scalar); allocate "
             "cuda.local.array(items_per_thread, dtype)"
         )
-    ipt = _items_per_thread(f, items, items_per_thread)
+    ipt = items_per_thread_of(f, items, items_per_thread)
     if array.ndim != 1:
         raise ScanTypeError(
             f"{f}: {name} must be a 1-D array (got {array.ndim}-D); index a row first, "
@@ -964,7 +992,7 @@ def plan_tile_io(
         raise ScanTypeError(
             f"{f}: {name} must be C-contiguous (got a strided view); pass a contiguous row"
         )
-    value_dtype = _check_value_dtype(f, name, array.dtype)
+    value_dtype = check_value_dtype(f, name, array.dtype)
     _same_record(f, "items", items.dtype, value_dtype)
     if items.dtype != array.dtype:
         raise ScanTypeError(
@@ -991,7 +1019,39 @@ def plan_tile_io(
         items_per_thread=ipt,
         algorithm=algorithm,
         has_oob_default=oob_default is not None,
-        temp_storage=_temp_mode(f, temp_storage),
+        temp_storage=temp_mode(f, temp_storage),
         auto_sync=auto_sync,
         unaligned=unaligned,
     )
+
+
+# ---------------------------------------------------------------------------
+# facts of the roles every family shares
+
+
+def _describe(fact: Operand) -> str:
+    if isinstance(fact, ArrayFact):
+        return f"a {fact.ndim}-D {fact.dtype} array"
+    return str(fact.dtype)
+
+
+def as_array(function: str, name: str, fact: Operand | None) -> ArrayFact | None:
+    """`fact` when it is an array (or None); a scalar is refused."""
+    if fact is not None and not isinstance(fact, ArrayFact):
+        raise ScanTypeError(
+            f"{function}: {name} must be an array (got a scalar of type {fact.dtype})"
+        )
+    return fact
+
+
+def as_scalar(function: str, name: str, fact: Operand | None) -> ScalarFact | TupleFact | None:
+    """`fact` when it is a scalar or a tuple (or None); an array is refused."""
+    if isinstance(fact, ArrayFact):
+        raise ScanTypeError(f"{function}: {name} must be a scalar")
+    return fact
+
+
+def check_index(function: str, name: str, fact: Operand | None) -> None:
+    """Refuse an index argument that is not a runtime integer."""
+    if fact is not None and (isinstance(fact, ArrayFact) or fact.dtype.kind not in "iu"):
+        raise ScanTypeError(f"{function}: {name} must be an integer (got {_describe(fact)})")

@@ -43,6 +43,7 @@ from typing import Any, ForwardRef
 
 from . import _vocab, block
 from ._calls import CALLS
+from ._primitives import PRIMITIVES
 from ._primitives._stubs_common import (
     DECLARATIONS,
     HEADER,
@@ -51,15 +52,13 @@ from ._primitives._stubs_common import (
     Overload,
     StubFunction,
 )
-from ._primitives._stubs_scan import FUNCTIONS as SCAN_FUNCTIONS
-from ._primitives._stubs_tile_io import FUNCTIONS as TILE_IO_FUNCTIONS
 
 __all__ = ["ENTRY_POINTS", "STUB_PATH", "StubTableError", "diff", "main", "render"]
 
 #: The committed stub file.
 STUB_PATH = Path(__file__).resolve().with_name("block.pyi")
 #: The overload tables of the entry points, in file order.
-ENTRY_POINTS: tuple[StubFunction, ...] = (*TILE_IO_FUNCTIONS, *SCAN_FUNCTIONS)
+ENTRY_POINTS: tuple[StubFunction, ...] = tuple(f for spec in PRIMITIVES for f in spec.stubs)
 
 _LINE_LENGTH = 100  # pyproject.toml's [tool.ruff] line-length
 _INDENT = "    "
@@ -267,6 +266,14 @@ def _declarations() -> str:
         "all": _list_statement("__all__", sorted(block.__all__)),
         "value_types": _value_types(),
         **{name: _literal_alias(name, values) for name, values in _VOCABULARY_LITERALS.items()},
+        "_PrimitiveCodes": _literal_alias(
+            "_PrimitiveCodes", [n for spec in PRIMITIVES for n in spec.layout_names]
+        ),
+        "families": "".join(
+            "".join(_literal_alias(n, v) + "\n" for n, v in spec.stub_literals.items())
+            + spec.stub_declarations
+            for spec in PRIMITIVES
+        ),
     }
     try:
         return string.Template(DECLARATIONS).substitute(derived)

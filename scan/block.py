@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Block-wide scans and tile I/O for use inside ``@cuda.jit`` kernels.
+"""Block-wide scans, tile I/O and reductions for use inside ``@cuda.jit`` kernels.
 
 Every function here is called from kernel code by all threads of a block, like
 a ``cuda.syncthreads()``: the block shape comes from the launch
@@ -9,7 +9,8 @@ host code raises :class:`RuntimeError`, except under the CUDA simulator
 
 A scalar ``values`` returns the scanned scalar. A local array ``values`` (its
 length is the number of items per thread) writes ``out``, which may be
-``values`` itself.
+``values`` itself. ``reduce`` and ``sum`` return the block's reduction to
+thread 0 (to every thread with ``broadcast=True``).
 
 Prefix callbacks (``prefix_op=``) follow CUB's contract: the lanes of the
 block's first warp call the callback with the tile's aggregate (every thread,
@@ -27,7 +28,7 @@ storage.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -35,162 +36,31 @@ from numpy.typing import DTypeLike
 from ._build import temp_storage_layout
 from ._calls import CALLS, host_backend, host_call, kernel_only
 from ._errors import PlanError
+from ._primitives import for_call
+from ._spec import EntryPoint
 from ._target import check_cc
 from ._vocab import TempStorageLayout
 
-__all__ = [
-    "TempStorageLayout",
-    "exclusive_scan",
-    "exclusive_sum",
-    "inclusive_scan",
-    "inclusive_sum",
-    "load",
-    "scan",
-    "store",
-    "temp_storage",
-    "tile_size",
-]
+
+def _entry_point(entry: EntryPoint) -> Callable[..., Any]:
+    """The public function of a call of the registry: its signature and docstring from the spec."""
+    name = entry.name
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return host_call(name, args, kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = __name__
+    call.__doc__ = for_call(name).docs[name]
+    call.__signature__ = entry.signature  # type: ignore[attr-defined]
+    return call
 
 
-_F = TypeVar("_F", bound=Callable[..., Any])
+# scan, inclusive_sum, ..., load, store, reduce, sum: one function per call of
+# every family (scan._primitives); block.pyi types them
+globals().update({name: _entry_point(entry) for name, entry in CALLS.items()})
 
-
-def _entry_point(fn: _F) -> _F:
-    """Give an entry point the signature of its row in the call table."""
-    fn.__signature__ = CALLS[fn.__name__].signature  # type: ignore[attr-defined]
-    return fn
-
-
-@_entry_point
-def scan(*args: Any, **kwargs: Any) -> Any:
-    """Block-wide scan with any operator (``cub::BlockScan``).
-
-    Parameters
-    ----------
-    values : scalar or local array
-        This thread's item, or its items (the array length is the number of
-        items per thread, in blocked arrangement).
-    out : local array, optional
-        Where an array scan writes; defaults to ``values`` (in place).
-    mode : {"inclusive", "exclusive"}
-        Literal string.
-    scan_op : str, callable or statefn.ScanOperator
-        ``"+" "*" "min" "max" "&" "|" "^"``, their ``operator``/NumPy
-        spellings, or a binary ``@cuda.jit(device=True)`` function.
-    initial_value : scalar, optional
-        Seeds the scan; required for exclusive scans with a non-sum operator
-        unless ``prefix_op`` is given. Cannot be combined with ``prefix_op``.
-    prefix_op : statefn.StatefulFunction, statefn.StatelessFunction or device function, optional
-        Called with the block aggregate by the first warp; thread 0's return
-        value seeds the scan.
-    prefix_state : local array of one item, optional
-        The state of a stateful ``prefix_op``; its dtype must equal the
-        callback's declared state dtype.
-    block_aggregate : local array of one item, optional
-        Receives the block-wide aggregate. Cannot be combined with
-        ``prefix_op`` (the callback receives it instead).
-    algorithm : {"raking", "raking_memoize", "warp_scans"}, optional
-        CUB's ``BLOCK_SCAN_*`` algorithm; ``warp_scans`` needs a block size
-        that is a multiple of 32. Without it, the one measured fastest for
-        the block size, items per thread and item size (see the defaults
-        table in the performance docs; ``raking`` where none was measured).
-    temp_storage : shared uint8 array, optional
-        Caller-owned temp storage (see :func:`temp_storage`); library-owned
-        static shared memory by default.
-    threads : int or tuple, optional
-        Literal block shape; defaults to the launch's.
-    items_per_thread : int, optional
-        Only needed when ``values`` is not a local array of literal length.
-    auto_sync : bool
-        Insert the block barrier CUB requires before temp storage is reused.
-
-    Any other keyword is refused with a message naming the right one (e.g. the
-    retired ``block_prefix_callback_op=``).
-
-    Returns
-    -------
-    scalar or None
-        The scanned value for scalar ``values``; None for arrays.
-    """
-    return host_call("scan", args, kwargs)
-
-
-@_entry_point
-def inclusive_sum(*args: Any, **kwargs: Any) -> Any:
-    """Block-wide inclusive prefix sum. Parameters as in :func:`scan`."""
-    return host_call("inclusive_sum", args, kwargs)
-
-
-@_entry_point
-def exclusive_sum(*args: Any, **kwargs: Any) -> Any:
-    """Block-wide exclusive prefix sum (thread 0's first output is 0, or the prefix).
-
-    Parameters as in :func:`scan`.
-    """
-    return host_call("exclusive_sum", args, kwargs)
-
-
-@_entry_point
-def inclusive_scan(*args: Any, **kwargs: Any) -> Any:
-    """Block-wide inclusive scan with ``scan_op``. Parameters as in :func:`scan`."""
-    return host_call("inclusive_scan", args, kwargs)
-
-
-@_entry_point
-def exclusive_scan(*args: Any, **kwargs: Any) -> Any:
-    """Block-wide exclusive scan with ``scan_op``. Parameters as in :func:`scan`.
-
-    A non-sum operator needs ``initial_value`` or ``prefix_op``.
-    """
-    return host_call("exclusive_scan", args, kwargs)
-
-
-@_entry_point
-def load(*args: Any, **kwargs: Any) -> Any:
-    """Load one tile ``src[offset : offset + threads * len(items)]`` (``cub::BlockLoad``).
-
-    Thread ``t`` receives items ``t * len(items) ... (t + 1) * len(items) - 1``
-    of the tile (blocked arrangement) with every algorithm except ``"striped"``,
-    which gives CUB's striped arrangement (item ``i`` of thread ``t`` is tile
-    item ``i * threads + t``).
-
-    Parameters
-    ----------
-    src : 1-D C-contiguous array
-        Global (or shared) memory; index a row first for 2-D data.
-    offset : int
-        Index of the tile's first item in ``src``.
-    items : local array
-        Receives this thread's items; its length is the items per thread.
-    valid_items : int, optional
-        Number of items to read from ``offset`` on; defaults to (and is never
-        more than) ``len(src) - offset``. A tile that runs past the end is
-        guarded automatically.
-    oob_default : scalar, optional
-        Value given to items past the valid range. Without it those items keep
-        the values they had before the load: pass the identity of your scan
-        operator (e.g. 0 for sums) when a partial tile's aggregate matters.
-    algorithm : {"direct", "striped", "vectorize", "transpose", "warp_transpose", \
-"warp_transpose_timesliced"}, optional
-        CUB's ``BLOCK_LOAD_*`` algorithm. Default: the one measured fastest
-        for the block size, items per thread and item size (``"vectorize"``
-        with 4 items of 4 bytes and 128 threads), else
-        ``"warp_transpose"`` when the block size is a multiple of 32, else
-        ``"transpose"``.
-    temp_storage, threads, items_per_thread, auto_sync
-        As in :func:`scan`.
-    """
-    return host_call("load", args, kwargs)
-
-
-@_entry_point
-def store(*args: Any, **kwargs: Any) -> Any:
-    """Store one tile to ``dst[offset : offset + threads * len(items)]`` (``cub::BlockStore``).
-
-    Items past ``len(dst)`` (or past ``valid_items``) are not written.
-    Parameters as in :func:`load`.
-    """
-    return host_call("store", args, kwargs)
+__all__ = sorted(["TempStorageLayout", *CALLS, "temp_storage", "tile_size"])
 
 
 def tile_size(items: Any, *, threads: Any = None) -> int:
@@ -249,7 +119,8 @@ def temp_storage(
 
     Parameters
     ----------
-    primitive : {"scan", "load", "store"}
+    primitive : str
+        What the storage is for: scan, load, store or reduce (as a string).
     dtype : numpy dtype-like
         The value type.
     threads : int or tuple of int

@@ -87,8 +87,10 @@ __all__ = [
     "inclusive_scan",
     "inclusive_sum",
     "load",
+    "reduce",
     "scan",
     "store",
+    "sum",
     "temp_storage",
     "tile_size",
 ]
@@ -124,7 +126,7 @@ _ScanAlgorithmCodes: TypeAlias = Literal["raking", "raking_memoize", "warp_scans
 _TileAlgorithmCodes: TypeAlias = Literal[
     "direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_timesliced"
 ]
-_PrimitiveCodes: TypeAlias = Literal["scan", "load", "store"]
+_PrimitiveCodes: TypeAlias = Literal["load", "store", "scan", "reduce"]
 _ScanOpCodes: TypeAlias = Literal[
     "+", "add", "sum", "plus",
     "*", "mul", "multiply", "prod",
@@ -163,6 +165,8 @@ _RecordStatelessLike: TypeAlias = StatelessFunction[np.void] | Callable[[Any], t
 _RecordInitialLike: TypeAlias = np.void | tuple[_FieldLike, ...]
 _ScanAlgorithmLike: TypeAlias = _ScanAlgorithmCodes | Sequence[Never]
 _TileAlgorithmLike: TypeAlias = _TileAlgorithmCodes | Sequence[Never]
+_ReduceAlgorithmCodes: TypeAlias = Literal["raking", "raking_commutative_only", "warp_reductions"]
+_ReduceAlgorithmLike: TypeAlias = _ReduceAlgorithmCodes | Sequence[Never]
 _StateArray: TypeAlias = (
     np.ndarray[tuple[int], np.dtype[ScanStateT]] | np.generic[Callable[[], ScanStateT]]
 )
@@ -1380,3 +1384,110 @@ def exclusive_scan(
     items_per_thread: Any = None,
     auto_sync: Any = True,
 ) -> Any: ...
+
+# -------------------- reduce
+
+@overload
+def reduce(
+    items: NDArray[ValueT],
+    op: _ScanOpLike[ValueT],
+    *,
+    valid: int | np.integer[Any] | None = None,
+    broadcast: bool = False,
+    algorithm: _ReduceAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> ValueT: ...
+@overload
+def reduce(
+    items: ValueT,
+    op: _ScanOpLike[ValueT],
+    *,
+    valid: int | np.integer[Any] | None = None,
+    broadcast: bool = False,
+    algorithm: _ReduceAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> ValueT: ...
+@overload
+def reduce(
+    items: _PyScalarT,
+    op: _PyScanOpLike[_PyScalarT],
+    *,
+    valid: int | np.integer[Any] | None = None,
+    broadcast: bool = False,
+    algorithm: _ReduceAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _PyScalarT: ...
+@overload
+def reduce(
+    items: NDArray[np.void],
+    op: _RecordScanOpLike,
+    *,
+    valid: int | np.integer[Any] | None = None,
+    broadcast: bool = False,
+    algorithm: _ReduceAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> np.void: ...
+@overload
+def reduce(
+    items: _RecordT,
+    op: _RecordScanOpLike,
+    *,
+    valid: int | np.integer[Any] | None = None,
+    broadcast: bool = False,
+    algorithm: _ReduceAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _RecordT: ...
+
+# -------------------- sum
+
+@overload
+def sum(
+    items: NDArray[ValueT],
+    *,
+    valid: int | np.integer[Any] | None = None,
+    broadcast: bool = False,
+    algorithm: _ReduceAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> ValueT: ...
+@overload
+def sum(
+    items: ValueT,
+    *,
+    valid: int | np.integer[Any] | None = None,
+    broadcast: bool = False,
+    algorithm: _ReduceAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> ValueT: ...
+@overload
+def sum(
+    items: _PyScalarT,
+    *,
+    valid: int | np.integer[Any] | None = None,
+    broadcast: bool = False,
+    algorithm: _ReduceAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _PyScalarT: ...

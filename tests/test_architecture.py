@@ -29,11 +29,19 @@ LAYERS: list[tuple[str, ...]] = [
     ("statefn._abi",),
     ("statefn",),
     ("scan._primitives._stubs_common",),
-    ("scan._primitives._stubs_scan", "scan._primitives._stubs_tile_io"),
+    (
+        "scan._primitives._stubs_scan",
+        "scan._primitives._stubs_tile_io",
+        "scan._primitives._stubs_reduce",
+    ),
     ("scan._errors",),
-    ("scan._vocab", "scan._target"),
+    ("scan._vocab", "scan._target", "scan._spec"),
     ("scan._plan", "scan._toolchain"),
-    ("scan._calls", "scan._codegen", "scan._keys"),
+    ("scan._codegen", "scan._keys"),
+    ("scan._primitives.block_scan",),
+    ("scan._primitives.tile_io", "scan._primitives.block_reduce"),
+    ("scan._primitives",),
+    ("scan._calls",),
     ("scan._cache",),
     ("scan._compile",),
     ("scan._build",),
@@ -231,3 +239,28 @@ if __name__ == "__main__":
             if below:
                 print(f"    {module} -> {', '.join(below)}")
     sys.exit(0)
+
+
+#: The layers that handle every primitive family alike, through its spec
+#: (scan._primitives): none of them names a family's plan class or entry points.
+FAMILY_NEUTRAL = (
+    "scan._calls",
+    "scan._build",
+    "scan.block",
+    "scan._numba_facts",
+    "scan._numba_cuda._typing",
+    "scan._numba_cuda._lowering",
+    "scan._numba_cuda_mlir._typing",
+    "scan._numba_cuda_mlir._lowering",
+)
+PLAN_CLASSES = ("ScanPlan", "TileIOPlan", "ReducePlan")
+
+
+def test_family_neutral_layers_look_plans_up_in_the_registry():
+    """Adding a family touches its own spec module, not the planner, build layer or lowerings."""
+    for module in FAMILY_NEUTRAL:
+        text = MODULES[module].read_text()
+        for name in PLAN_CLASSES:
+            assert name not in text, f"{module} names {name}: look the plan's spec up instead"
+        for name in ("IO_CALLS", "SCAN_CALLS", '"load"', '"inclusive_sum"', '"reduce"'):
+            assert name not in text, f"{module} switches on a family's calls ({name})"

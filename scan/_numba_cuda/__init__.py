@@ -26,7 +26,7 @@ from .._calls import kernel_only, set_host_backend
 from .._errors import PlanError
 from ._kernel import compile_kernel
 
-__all__ = ["SIMULATOR", "CompiledHost", "compile_kernel", "install"]
+__all__ = ["SIMULATOR", "CompiledHost", "compile_kernel", "install", "owns"]
 
 #: True when kernels run in numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``,
 #: read by numba once, when it is first imported).
@@ -51,6 +51,14 @@ class CompiledHost:
             )
         major, minor = cuda.get_current_device().compute_capability
         return (int(major), int(minor))
+
+
+def owns(kernel: object) -> bool:
+    """Whether `kernel` is this front end's: every kernel another front end does not own.
+
+    numba-cuda is the default front end (``scan.compile`` asks it last).
+    """
+    return True
 
 
 def install() -> None:

@@ -33,9 +33,10 @@ from numba.cuda.cudaimpl import registry as lowering_registry
 import statefn
 
 from .._build import Built, CallbackDescriptor, CompiledCallback, build
-from .._calls import IO_CALLS
+from .._calls import CALLS
 from .._errors import PlanError
-from .._plan import ScanPlan, TileIOPlan
+from .._primitives import for_plan
+from .._spec import AbiOperand
 from .._toolchain import nvvm_version
 from . import _linkcache
 from ._callbacks import lower
@@ -97,7 +98,7 @@ def _ltoir_object(symbol: str, cc: tuple[int, int], data: bytes) -> Any:
         return obj
 
 
-def _built(context: Any, plan: ScanPlan | TileIOPlan) -> tuple[Built, tuple[int, int]]:
+def _built(context: Any, plan: Any) -> tuple[Built, tuple[int, int]]:
     _check_complete(context.active_code_library)
     cc = current_cc()
     together = KERNEL_GROUPS.group(plan, cc, context.active_code_library)
@@ -253,111 +254,127 @@ def _absent(ty: Any) -> bool:
 # the lowerings
 
 
-def _call(
-    name: str, sig: Any, args: Any
-) -> tuple[ScanPlan | TileIOPlan, dict[str, Any], dict[str, Any]]:
-    """The typed plan of a call, and its argument types and values by parameter name."""
-    params = _PARAMS[name]
-    bound = dict(zip(params, sig.args, strict=True))
-    return typed_plan(name, tuple(sig.args)), bound, dict(zip(params, args, strict=True))
+class _Operands:
+    """The operands of one call being lowered, made as its family's operand table says."""
 
+    def __init__(self, name: str, context: Any, builder: Any, sig: Any, args: Any) -> None:
+        from numba.cuda.np.numpy_support import from_dtype
 
-def _lower_scan(name: str, context: Any, builder: Any, sig: Any, args: Any) -> Any:
-    plan, bound, vals = _call(name, sig, args)
-    assert isinstance(plan, ScanPlan)
-    built, cc = _built(context, plan)
-    value_ty = types.unliteral(bound["values"]) if plan.scalar else bound["values"].dtype
+        params = _PARAMS[name]
+        self.entry = CALLS[name]
+        self.context = context
+        self.builder = builder
+        self.types = dict(zip(params, sig.args, strict=True))
+        self.values = dict(zip(params, args, strict=True))
+        self.plan = typed_plan(name, tuple(sig.args))
+        self.spec = for_plan(self.plan)
+        self.value_ty = from_dtype(self.plan.value_dtype)
+        self.record = self.plan.value_dtype.names is not None
+        self.result: tuple[ir.Value, Any] | None = None  # (slot, returned type)
+        self.return_type = sig.return_type
 
-    def ptr(key: str) -> Any:
-        ty = bound[key]
-        if _absent(ty):
+    def passed(self, param: str) -> bool:
+        return param in self.types and not _absent(self.types[param])
+
+    def data(self, param: str) -> ir.Value:
+        return _data_pointer(self.context, self.builder, self.types[param], self.values[param])
+
+    def index(self, param: str) -> ir.Value:
+        return self.context.cast(self.builder, self.values[param], self.types[param], types.intp)
+
+    def value(self, param: str) -> ir.Value:
+        """A stack slot holding a scalar, record or tuple argument as the value type."""
+        ty, val = self.types[param], self.values[param]
+        if self.record:
+            return _record_operand(self.context, self.builder, val, ty, self.plan.value_dtype)
+        return _scalar_slot(self.context, self.builder, val, ty, self.value_ty)
+
+    def operand(self, op: AbiOperand) -> ir.Value:
+        """Operand `op` of the provider's entry point."""
+        if not op.present(self.plan):
             return _null()
-        return _data_pointer(context, builder, ty, vals[key])
+        kind = op.kind
+        if kind == "output":
+            if self.plan.returns_value:
+                return self._result_slot()
+            param = op.param_of(self.entry)
+            return self.data(param if self.passed(param) else _named(op.alias, op))
+        param = op.param_of(self.entry)
+        if kind == "array":
+            return self.data(param)
+        if kind == "value":
+            return self.value(param)
+        if kind == "input":
+            if isinstance(self.types[param], types.Array):
+                return self.data(param)
+            if self.record:  # numba represents a record by a pointer to its data
+                return _record_pointer(self.builder, self.values[param])
+            return self.value(param)
+        if kind == "tile":
+            offset = self.index(_named(op.offset, op))
+            ty, array = self.types[param], self.values[param]
+            return _element_pointer(self.context, self.builder, ty, array, offset)
+        if kind == "tile_valid":
+            return self._tile_valid(param, _named(op.offset, op), op.count)
+        if kind == "count":
+            if not self.passed(param):
+                return ir.Constant(ir.IntType(64), op.absent)
+            return self.context.cast(
+                self.builder, self.values[param], self.types[param], types.int64
+            )
+        raise AssertionError(f"operand kind {kind!r} has no emitter")
 
-    record = plan.value_dtype.names is not None
-    result_slot = None
-    if plan.scalar and record:
-        # the result is a fresh record (a copy), as a scalar scan returns a new value
-        in_ptr = _record_pointer(builder, vals["values"])
-        out_ptr = _record_slot(builder, plan.value_dtype)
-    elif plan.scalar:
-        in_ptr = _scalar_slot(context, builder, vals["values"], bound["values"], value_ty)
-        result_slot, out_ptr = _empty_slot(context, builder, value_ty)
-    else:
-        in_ptr = ptr("values")
-        out_ptr = in_ptr if _absent(bound["out"]) else ptr("out")
-    init_ty = bound.get("initial_value", types.none)
-    if plan.has_initial_value and record:
-        init_ptr = _record_operand(
-            context, builder, vals["initial_value"], init_ty, plan.value_dtype
-        )
-    elif plan.has_initial_value:
-        init_ptr = _scalar_slot(context, builder, vals["initial_value"], init_ty, value_ty)
-    else:
-        init_ptr = _null()
-    state_ptr = ptr("prefix_state") if plan.stateful else _null()
-    agg_ptr = ptr("block_aggregate") if plan.has_block_aggregate else _null()
-    temp_ptr = ptr("temp_storage") if plan.temp_storage == "caller" else _null()
-    _emit_call(
-        context, builder, built, cc, [temp_ptr, in_ptr, out_ptr, init_ptr, state_ptr, agg_ptr]
-    )
-    if result_slot is not None:
-        return builder.load(result_slot)
-    if plan.scalar and record:
-        return builder.bitcast(out_ptr, context.get_value_type(value_ty))
-    return context.get_dummy_value()
+    def _result_slot(self) -> ir.Value:
+        if self.record:
+            slot = _record_slot(self.builder, self.plan.value_dtype)
+        else:
+            slot = _empty_slot(self.context, self.builder, self.return_type)[1]
+        self.result = (slot, self.return_type)
+        return slot
+
+    def _tile_valid(self, array: str, offset_param: str, count: str | None) -> ir.Value:
+        builder = self.builder
+        offset = self.index(offset_param)
+        length = _array_length(self.context, builder, self.types[array], self.values[array])
+        valid = builder.sub(length, offset)
+        if count is not None and self.passed(count):
+            requested = self.index(count)
+            valid = builder.select(builder.icmp_signed("<", requested, valid), requested, valid)
+        # a tile that would start before the array is empty, as one past its end is
+        zero = ir.Constant(valid.type, 0)
+        return builder.select(builder.icmp_signed("<", offset, zero), zero, valid)
+
+    def returned(self) -> Any:
+        """The call's value: its result slot's content, or nothing."""
+        if self.result is None:
+            return self.context.get_dummy_value()
+        slot, ty = self.result
+        if self.record:
+            return self.builder.bitcast(slot, self.context.get_value_type(ty))
+        typed = self.builder.bitcast(slot, self.context.get_value_type(ty).as_pointer())
+        return self.builder.load(typed)
 
 
-def _lower_io(name: str, context: Any, builder: Any, sig: Any, args: Any) -> Any:
-    plan, bound, vals = _call(name, sig, args)
-    assert isinstance(plan, TileIOPlan)
-    built, cc = _built(context, plan)
-    array_name = "src" if name == "load" else "dst"
-    array_ty = bound[array_name]
-    intp = types.intp
-    offset = context.cast(builder, vals["offset"], bound["offset"], intp)
-    length = _array_length(context, builder, array_ty, vals[array_name])
-    valid = builder.sub(length, offset)
-    valid_ty = bound.get("valid_items")
-    if isinstance(valid_ty, types.Integer):
-        requested = context.cast(builder, vals["valid_items"], valid_ty, intp)
-        smaller = builder.icmp_signed("<", requested, valid)
-        valid = builder.select(smaller, requested, valid)
-    # a tile that would start before the array is empty, as one past its end is
-    zero = ir.Constant(valid.type, 0)
-    before = builder.icmp_signed("<", offset, zero)
-    valid = builder.select(before, zero, valid)
-    base = _element_pointer(context, builder, array_ty, vals[array_name], offset)
-    items_ptr = _data_pointer(context, builder, bound["items"], vals["items"])
-    value_ty = array_ty.dtype
-    oob_ptr = _null()
-    if plan.has_oob_default and plan.value_dtype.names is not None:
-        oob_ptr = _record_operand(
-            context, builder, vals["oob_default"], bound["oob_default"], plan.value_dtype
-        )
-    elif plan.has_oob_default:
-        oob_ptr = _scalar_slot(
-            context, builder, vals["oob_default"], bound["oob_default"], value_ty
-        )
-    temp_ptr = _null()
-    if plan.temp_storage == "caller":
-        temp_ptr = _data_pointer(context, builder, bound["temp_storage"], vals["temp_storage"])
-    _emit_call(
-        context,
-        builder,
-        built,
-        cc,
-        [temp_ptr, base, valid, oob_ptr, items_ptr],
-        extra_types={2: ir.IntType(64)},
-    )
-    return context.get_dummy_value()
+def _named(param: str | None, op: AbiOperand) -> str:
+    """A parameter an operand of `op`'s kind must name (the spec's validator checks it)."""
+    if param is None:
+        raise AssertionError(f"operand {op.name} ({op.kind}) lacks a parameter")
+    return param
+
+
+def _lower(name: str, context: Any, builder: Any, sig: Any, args: Any) -> Any:
+    call = _Operands(name, context, builder, sig, args)
+    built, cc = _built(context, call.plan)
+    operands = call.spec.operands
+    values = [call.operand(op) for op in operands]
+    integers = {i: ir.IntType(64) for i, op in enumerate(operands) if op.integer}
+    _emit_call(context, builder, built, cc, values, extra_types=integers)
+    return call.returned()
 
 
 def _register_lowering(name: str) -> None:
-    impl = _lower_io if name in IO_CALLS else _lower_scan
-
     def lower(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        return impl(name, context, builder, sig, args)
+        return _lower(name, context, builder, sig, args)
 
     lowering_registry.lower(FUNCTIONS[name], types.VarArg(types.Any))(lower)
 

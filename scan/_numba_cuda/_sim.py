@@ -31,7 +31,7 @@ import sys
 import threading
 import weakref
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -59,6 +59,7 @@ from .._plan import (
     TupleFact,
     tile_size,
 )
+from .._primitives import for_call, for_plan
 from .._vocab import WARP_THREADS
 from ._strides import note_carried_scan, tile_step_error
 from ._unfilled import UnfilledBool, clear_branch, is_unfilled, plain, taints_write, unfilled
@@ -78,7 +79,7 @@ __all__ = [
 _POLL_S = 0.05
 
 _PLAN_CACHE_LIMIT = 4096
-_plan_cache: dict[tuple[Any, ...], ScanPlan | TileIOPlan] = {}
+_plan_cache: dict[tuple[Any, ...], Any] = {}
 _plan_cache_lock = threading.Lock()
 
 
@@ -199,7 +200,7 @@ _CONVERTERS: dict[Role, Converter] = {
 
 def _plan(
     function: str, bound: Mapping[str, Any], launch: Block, state_memory: Memory | None = None
-) -> ScanPlan | TileIOPlan:
+) -> Any:
     """The plan of a call, memoised: every simulated thread makes the same calls."""
     converters = _CONVERTERS
     if state_memory is not None:
@@ -469,13 +470,10 @@ _compilable: dict[tuple[str, str], BaseException | None] = {}
 _compilable_lock = threading.Lock()
 
 
-def _checked(plan: ScanPlan | TileIOPlan) -> ScanPlan | TileIOPlan:
+def _checked(plan: Any) -> Any:
     """*plan*, once its user callbacks are known to name only what Numba can compile."""
-    if isinstance(plan, ScanPlan):
-        user = [plan.prefix_op, None if plan.scan_op.is_builtin else plan.scan_op]
-        for descriptor in user:
-            if descriptor is not None:
-                _check_compilable(descriptor, plan)
+    for descriptor in for_plan(plan).callbacks(plan):
+        _check_compilable(descriptor, plan)
     return plan
 
 
@@ -531,7 +529,7 @@ def _untypeable(name: str, value: Any) -> str | None:
     return None
 
 
-def _check_compilable(descriptor: Any, plan: ScanPlan) -> None:
+def _check_compilable(descriptor: Any, plan: Any) -> None:
     """Refuse a callback that names Python objects numba-cuda cannot compile.
 
     The compiler types every global a callback loads and every closure cell it
@@ -563,7 +561,7 @@ def _check_compilable(descriptor: Any, plan: ScanPlan) -> None:
                 break
     error: BaseException | None = None
     if reason is not None:
-        state = plan.state_dtype if descriptor is plan.prefix_op else None
+        state = plan.state_dtype if descriptor is getattr(plan, "prefix_op", None) else None
         dtypes = f"value dtype {plan.value_dtype}" + (f", state dtype {state}" if state else "")
         label = (
             repr(descriptor.name)
@@ -771,7 +769,7 @@ class _BlockState:
 
     def __init__(self, threads: int) -> None:
         self.lock = threading.Lock()
-        self.calls: dict[int, _Call] = {}
+        self.calls: dict[int, _Call | _Collective] = {}
         self.sequence = [0] * threads  # scans made so far, per thread
         self.states: list[Any] = []  # thread 0's state arrays already called with
 
@@ -868,7 +866,6 @@ def scan_call(function: str, bound: Mapping[str, Any]) -> Any:
 
 def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[str, Any]) -> Any:
     dtype = plan.value_dtype
-    threads = plan.threads
     rank = _rank(thread)
     if plan.scalar:
         items = np.array([values], dtype=dtype)
@@ -876,41 +873,15 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
         items = np.array(values[: plan.items_per_thread], dtype=dtype)
 
     unfilled = _items_to_check(plan, values)
-    block = _block_state(thread, threads)
-    seq = block.sequence[rank]
-    block.sequence[rank] = seq + 1
-    with block.lock:
-        call = block.calls.get(seq)
-        if call is None:
-            call = block.calls[seq] = _Call(plan.function, threads)
-    with call.cond:
-        if call.function != plan.function and call.mismatch is None:
-            call.mismatch = call.function
-        call.plans[rank] = plan
+
+    def deposit(call: _Call) -> None:
         call.items[rank] = items
         call.unfilled[rank] = unfilled
         call.states[rank] = options.get("prefix_state")
         if rank == 0 and plan.has_initial_value:
             call.initial_value = _cast(options["initial_value"], dtype)
-        call.arrived += 1
-        last = call.arrived == threads and call.mismatch is None
-    if last:
-        try:
-            call.compute()
-        except BaseException as exc:
-            call.error = exc
-            raise
-    _barrier(thread)
-    if call.error is not None:
-        raise _rethrown(call.error)
-    if call.mismatch is not None or call.arrived != threads or not call.computed:
-        raise RuntimeError(
-            f"{plan.function}: every thread of the block must make the same scan.block calls "
-            f"in the same order; at this call {call.arrived} of {threads} threads arrived "
-            f"(first call here: {call.mismatch or call.function}, this one: {plan.function}). "
-            "Do not call block scans under a condition that differs between threads, and do "
-            "not return early from some threads"
-        )
+
+    block, seq, call = _rendezvous(thread, plan, _Call, deposit, _Call.compute)
 
     combine = _combiner(plan.scan_op, dtype)
     if plan.prefix_op is not None:
@@ -945,13 +916,7 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
     if aggregate_out is not None:
         aggregate_out[0] = call.aggregate
 
-    with call.cond:
-        call.left += 1
-        if call.left == threads:
-            with block.lock:
-                block.calls.pop(seq, None)
-    if plan.auto_sync:
-        _barrier(thread)
+    _leave(thread, plan, block, seq, call)
     if plan.scalar and dtype.names is not None:
         return results.view(np.dtype((np.record, dtype)))[0]  # fields as attributes
     if plan.scalar:
@@ -998,6 +963,185 @@ def _run_prefix(thread: Any, plan: ScanPlan, call: _Call, rank: int, block: _Blo
     _wait(thread, call, lambda: call.prefix_ready or call.error is not None)
     if call.error is not None:
         raise _rethrown(call.error)
+
+
+# ---------------------------------------------------------------------------
+# families whose block-wide semantics their spec gives (Primitive.simulate)
+
+
+class _Collective:
+    """One call of one block, for a family the spec simulates: every thread's arguments."""
+
+    def __init__(self, function: str, threads: int) -> None:
+        self.function = function
+        self.threads = threads
+        self.cond = threading.Condition()
+        self.arrived = 0
+        self.mismatch: str | None = None
+        self.plans: list[Any] = [None] * threads
+        self.args: list[Mapping[str, Any]] = [{}] * threads
+        self.results: list[Any] = []
+        self.computed = False
+        self.error: BaseException | None = None
+        self.left = 0
+
+    # the view the spec's semantics read (scan._spec.BlockInputs)
+    @property
+    def plan(self) -> Any:
+        return self.plans[0]
+
+    def items(self, rank: int, name: str, count: int) -> Any:
+        plan = self.plans[0]
+        value = self.args[rank][name]
+        n = plan.items_per_thread
+        if plan.scalar:
+            if count > rank and is_unfilled(value):
+                self._unfilled(rank, 0, _DERIVED)
+            return np.array([_cast(value, plan.value_dtype)], dtype=plan.value_dtype)
+        bad = _bad_items(value, min(n, max(0, count - rank * n)))
+        if bad is not None:
+            self._unfilled(rank, *bad)
+        return np.asarray(value[:n], dtype=plan.value_dtype)
+
+    def index(self, rank: int, name: str) -> int:
+        return _integer(self.function, name, self.args[rank][name])
+
+    def combiner(self, op: Any) -> Callable[[Any, Any], Any]:
+        return _combiner(op, self.plans[0].value_dtype)
+
+    def _unfilled(self, rank: int, item: int, origin: int) -> None:
+        if not _contract_checks():
+            return
+        how = {
+            _NEVER: "was never written (a cuda.local.array starts uninitialised)",
+            _LEFTOVER: "is left over from an earlier tile",
+            _DERIVED: "was computed from (or chosen by a comparison of) an item no load filled",
+        }[origin]
+        raise _contract_error(
+            f"{self.function}: item {item} of thread {rank} {how}, and the call takes it in: "
+            "a partial tile was loaded without oob_default=, which leaves items past the valid "
+            "range as they are; pass oob_default= to block.load (the operator's identity: 0 "
+            "for a sum, -inf or the dtype's minimum for max) or pass valid= to the call"
+        )
+
+    def compute(self, simulate: Callable[[Any], list[Any]]) -> None:
+        plan = self.plans[0]
+        for rank, other in enumerate(self.plans):
+            if other is not plan and other != plan:
+                raise PlanError(
+                    f"{plan.function}: thread {rank} of the block called it with other operand "
+                    "types or options than thread 0; every thread of a block must make the "
+                    "same call"
+                )
+        self.results = simulate(self)
+        self.computed = True
+
+
+def _returned_value(plan: Any, value: Any) -> Any:
+    """A result as a kernel sees it: a NumPy scalar, or a record with attribute access."""
+    dtype = plan.value_dtype
+    if dtype.names is not None:
+        return np.array([value], dtype=dtype).view(np.dtype((np.record, dtype)))[0]
+    return _cast(value, dtype)
+
+
+def collective_call(function: str, bound: Mapping[str, Any]) -> Any:
+    """Run one call of a family its spec simulates, for the calling simulated thread.
+
+    Every thread of the block calls it, like a barrier: the last to arrive
+    runs the family's block-wide semantics (:attr:`scan._spec.Primitive.simulate`)
+    on every thread's arguments, and each thread takes its own result.
+    """
+    thread = _current_thread(function)
+    clear_branch()
+    launch = _launch_block(thread)
+    options = {k: _pinned(thread, _unwrap(v)) for k, v in bound.items()}
+    spec = for_call(function)
+    assert spec.simulate is not None
+    with np.errstate(all="ignore"):
+        plan = _plan(function, options, launch)
+        rank = _rank(thread)
+
+        def deposit(call: _Collective) -> None:
+            call.args[rank] = options
+
+        simulate = spec.simulate
+        block, seq, call = _rendezvous(
+            thread, plan, _Collective, deposit, lambda call: call.compute(simulate)
+        )
+        result = _returned_value(plan, call.results[rank]) if plan.returns_value else None
+        _leave(thread, plan, block, seq, call)
+    return result
+
+
+_C = TypeVar("_C", _Call, _Collective)
+
+
+def _rendezvous(
+    thread: Any,
+    plan: Any,
+    cls: type[_C],
+    deposit: Callable[[_C], None],
+    compute: Callable[[_C], None],
+) -> tuple[_BlockState, int, _C]:
+    """Meet the block's other threads at their next call: every thread's operands, computed once.
+
+    The thread deposits its operands (`deposit`); the last to arrive runs
+    `compute`, and all pass a barrier. Refuses threads making other calls or
+    arriving in another order.
+    """
+    threads = plan.threads
+    rank = _rank(thread)
+    block = _block_state(thread, threads)
+    seq = block.sequence[rank]
+    block.sequence[rank] = seq + 1
+    with block.lock:
+        found = block.calls.get(seq)
+        if found is None:
+            found = block.calls[seq] = cls(plan.function, threads)
+    if not isinstance(found, cls):
+        raise _order_error(plan.function, found.function, found.arrived, threads)
+    call = found
+    with call.cond:
+        if call.function != plan.function and call.mismatch is None:
+            call.mismatch = call.function
+        call.plans[rank] = plan
+        deposit(call)
+        call.arrived += 1
+        last = call.arrived == threads and call.mismatch is None
+    if last:
+        try:
+            compute(call)
+        except BaseException as exc:
+            call.error = exc
+            raise
+    _barrier(thread)
+    if call.error is not None:
+        raise _rethrown(call.error)
+    if call.mismatch is not None or call.arrived != threads or not call.computed:
+        raise _order_error(plan.function, call.mismatch or call.function, call.arrived, threads)
+    return block, seq, call
+
+
+def _leave(thread: Any, plan: Any, block: _BlockState, seq: int, call: _Call | _Collective) -> None:
+    """The thread is done with the call: the last one drops it; the trailing barrier."""
+    with call.cond:
+        call.left += 1
+        if call.left == plan.threads:
+            with block.lock:
+                block.calls.pop(seq, None)
+    if plan.auto_sync:
+        _barrier(thread)
+
+
+def _order_error(function: str, first: str, arrived: int, threads: int) -> RuntimeError:
+    return RuntimeError(
+        f"{function}: every thread of the block must make the same scan.block calls "
+        f"in the same order; at this call {arrived} of {threads} threads arrived "
+        f"(first call here: {first}, this one: {function}). "
+        "Do not call block scans under a condition that differs between threads, and do "
+        "not return early from some threads"
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -1134,10 +1278,13 @@ class SimulatorHost:
 
     def call(self, name: str, bound: Mapping[str, Any]) -> Any:
         """Run entry point `name` for the calling simulated thread."""
-        if name in ("load", "store"):
-            return tile_io_call(name, bound)
         if name == "tile_size":
             return tile_size_call(bound)
+        spec = for_call(name)
+        if spec.simulate is not None:
+            return collective_call(name, bound)
+        if spec.family == "tile_io":
+            return tile_io_call(name, bound)
         return scan_call(name, bound)
 
     def default_cc(self) -> tuple[int, int]:

@@ -58,7 +58,8 @@ from .._numba_facts import (
     pin_callback,
     typing_root,
 )
-from .._plan import Block, ScanPlan, TileIOPlan, check_launch_bounds
+from .._plan import Block, check_launch_bounds
+from .._primitives import for_plan
 
 __all__ = [
     "FUNCTIONS",
@@ -198,11 +199,6 @@ def _memory(func_ir: Any, var: Any, kernel: bool, depth: int = 0) -> str | None:
     return None
 
 
-# the hidden literal's entries: "name=length" and "name@memory=where"
-# the callable parameters and the role each is normalised for
-_CALLBACK_ROLES = {"prefix_op": "prefix", "scan_op": "scan_op"}
-
-
 def _callback_global(func_ir: Any, var: Any) -> Any:
     """The global (or free variable) that *var* names, or None."""
     try:
@@ -261,7 +257,7 @@ class RecordStaticLengths(Rewrite):  # type: ignore[misc]
             where = None if state_var is None else _memory(func_ir, state_var, self._kernel)
             memory = {} if where is None else {"prefix_state": where}
             swaps: list[tuple[Any, str]] = []
-            for callback, role in _CALLBACK_ROLES.items():
+            for callback, role in CALLS[name].callbacks.items():
                 var = bound.arguments.get(callback)
                 defn = None if var is None else _callback_global(func_ir, var)
                 if defn is not None:
@@ -359,7 +355,7 @@ def _launch_block(name: str) -> Block | None:
     return block
 
 
-def _plan(name: str, bound: Mapping[str, Any], hidden: Any) -> ScanPlan | TileIOPlan:
+def _plan(name: str, bound: Mapping[str, Any], hidden: Any) -> Any:
     lengths, memory, _ = decode_call_facts(FACTS.literal(name, LENGTHS_KW, hidden))
     facts = collect_facts(name, bound, FACTS.converters(lengths, memory))
     return plan_call(name, facts, _launch_block(name))
@@ -367,7 +363,7 @@ def _plan(name: str, bound: Mapping[str, Any], hidden: Any) -> ScanPlan | TileIO
 
 # The plans of typed calls, by (entry point, the typed signature's arguments,
 # launch block shape), for the lowering of the same calls.
-_typed: dict[tuple[Any, ...], ScanPlan | TileIOPlan] = {}
+_typed: dict[tuple[Any, ...], Any] = {}
 _typed_lock = threading.Lock()
 
 
@@ -376,7 +372,7 @@ def _typed_key(name: str, argtys: tuple[Any, ...]) -> tuple[Any, ...]:
     return (name, argtys, _ASSUMED.get() if cfg is None else tuple(cfg.blockdim))
 
 
-def typed_plan(name: str, argtys: tuple[Any, ...]) -> ScanPlan | TileIOPlan:
+def typed_plan(name: str, argtys: tuple[Any, ...]) -> Any:
     """The plan made when the call with these (folded) argument types was typed.
 
     Typing always precedes lowering in one compilation; should a plan be
@@ -489,8 +485,10 @@ def _make_template(name: str) -> type[AbstractTemplate]:
         except (ScanError, statefn.StatefnError) as exc:
             raise _Rejection(_located(exc)) from None
         ret = types.none
-        if isinstance(plan, ScanPlan) and plan.scalar:
-            ret = types.unliteral(bound["values"])
+        returns = for_plan(plan).returns
+        if plan.returns_value and returns is not None:
+            ty = bound[returns]
+            ret = ty.dtype if isinstance(ty, types.Array) else types.unliteral(ty)
         passed = {**bound, LENGTHS_KW: kws.get(LENGTHS_KW)}
         argtys = tuple(
             passed[p.name] if passed.get(p.name) is not None else types.Omitted(p.default)

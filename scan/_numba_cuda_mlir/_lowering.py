@@ -71,8 +71,9 @@ from numba_cuda_mlir.numba_cuda.typing.templates import signature
 import statefn
 
 from .._build import Built, build
-from .._calls import CALLS, IO_CALLS
-from .._plan import ScanPlan, TileIOPlan
+from .._calls import CALLS
+from .._primitives import for_plan
+from .._spec import AbiOperand
 from ._callbacks import MlirCallbacks, field_pointer, record_fields_of, store_fields
 from ._typing import (
     FUNCTIONS,
@@ -169,7 +170,12 @@ class _Call:
         arg_types = tuple(lower.get_numba_type(v.name) for v in args)
         kw_types = {k: lower.get_numba_type(v.name) for k, v in kws}
         self.types = bound_types(name, arg_types, kw_types)
-        self.plan: ScanPlan | TileIOPlan = typed_plan(name, self.types)
+        self.entry = CALLS[name]
+        self.plan: Any = typed_plan(name, self.types)
+        self.spec = for_plan(self.plan)
+        self.value_ty = from_dtype(self.plan.value_dtype)
+        self.is_record = self.plan.value_dtype.names is not None
+        self.result: ir.Value | None = None  # the slot of a call that returns its value
         visible = {k: v for k, v in kws if k != HIDDEN_KW}
         self.vars = dict(CALLS[name].signature.bind(*args, **visible).arguments)
         self.cc: tuple[int, int] = tuple(lower.metadata["gpu_target"]["cc"])[:2]
@@ -193,6 +199,12 @@ class _Call:
         slot = self.lower.alloca(get_storage_type(to))
         llvm.store(stored, slot)
         return slot
+
+    def integer(self, param: str) -> ir.Value:
+        """An integer argument as a 64-bit integer."""
+        src = types.unliteral(self.types[param])
+        signed = get_conversion_signedness(src, types.int64)
+        return convert(self.value(param), _i64(), signed=signed)
 
     def record(self, param: str, dtype: Any) -> ir.Value:
         """A record argument (a record, or a tuple of numbers) as a pointer to its bytes."""
@@ -234,86 +246,76 @@ def _built(call: _Call) -> Built:
     return build(call.plan, call.cc, CALLBACKS, together=group)
 
 
-def _lower_scan(name: str, lower: Any, target: Any, args: Any, kws: Any) -> None:
-    call = _Call(name, lower, args, kws)
+def _operand(call: _Call, op: AbiOperand) -> ir.Value:
+    """Operand `op` of the provider's entry point, made as the family's operand table says."""
     plan = call.plan
-    assert isinstance(plan, ScanPlan)
+    if not op.present(plan):
+        return _null()
+    if op.kind == "output":
+        if plan.returns_value:
+            call.result = (
+                record_slot(call.lower, plan.value_dtype)
+                if call.is_record
+                else call.lower.alloca(get_storage_type(call.value_ty))
+            )
+            return call.result
+        param = op.param_of(call.entry)
+        return call.data(param if call.passed(param) else _named(op.alias, op))
+    param = op.param_of(call.entry)
+    if op.kind == "array":
+        return call.data(param)
+    if op.kind == "value":
+        if call.is_record:
+            return call.record(param, plan.value_dtype)
+        return call.slot(param, call.value_ty)
+    if op.kind == "input":
+        if isinstance(call.types[param], types.Array):
+            return call.data(param)
+        if call.is_record:  # a record is a pointer to its bytes
+            return call.value(param)
+        return call.slot(param, call.value_ty)
+    if op.kind == "tile":
+        offset = call.integer(_named(op.offset, op))
+        array = call.value(param)
+        if call.is_record:
+            # a record array: a C-contiguous byte memref (the planner refuses other layouts)
+            nbytes = arith.muli(offset, _const(plan.value_dtype.itemsize))
+            return llvm_ptr_add_bytes(memref_data_pointer(array), nbytes)
+        element = memref_to_llvm_ptr(array, [offset], get_storage_type(call.types[param].dtype))
+        return llvm.addrspacecast(_ptr(), element)
+    if op.kind == "tile_valid":
+        offset = call.integer(_named(op.offset, op))
+        length = convert(memref.dim(call.value(param), arith.constant(_index(), 0)), _i64())
+        valid = arith.subi(length, offset)
+        if op.count is not None and call.passed(op.count):
+            valid = arith.minsi(call.integer(op.count), valid)
+        # a tile that would start before the array is empty, as one past its end is
+        zero = _const(0)
+        before = arith.cmpi(arith.CmpIPredicate.slt, offset, zero)
+        return arith.select(before, zero, valid)
+    if op.kind == "count":
+        return call.integer(param) if call.passed(param) else _const(op.absent)
+    raise AssertionError(f"operand kind {op.kind!r} has no emitter")
+
+
+def _named(param: str | None, op: AbiOperand) -> str:
+    """A parameter an operand of `op`'s kind must name (the spec's validator checks it)."""
+    if param is None:
+        raise AssertionError(f"operand {op.name} ({op.kind}) lacks a parameter")
+    return param
+
+
+def _lower(name: str, lower: Any, target: Any, args: Any, kws: Any) -> None:
+    call = _Call(name, lower, args, kws)
     built = _built(call)
-    record = plan.value_dtype.names is not None
-    result = None
-    if plan.scalar and record:
-        # a record is a pointer to its bytes; the result is a fresh record (a copy)
-        value_ty = types.unliteral(call.types["values"])
-        in_ptr = call.value("values")
-        out_ptr = record_slot(lower, plan.value_dtype)
-    elif plan.scalar:
-        value_ty = types.unliteral(call.types["values"])
-        in_ptr = call.slot("values", value_ty)
-        result = lower.alloca(get_storage_type(value_ty))
-        out_ptr = result
-    else:
-        value_ty = call.types["values"].dtype
-        in_ptr = call.data("values")
-        out_ptr = call.data("out") if call.passed("out") else in_ptr
-    if plan.has_initial_value and record:
-        init = call.record("initial_value", plan.value_dtype)
-    elif plan.has_initial_value:
-        init = call.slot("initial_value", value_ty)
-    else:
-        init = _null()
-    state = call.data("prefix_state") if plan.stateful else _null()
-    aggregate = call.data("block_aggregate") if plan.has_block_aggregate else _null()
-    temp = call.data("temp_storage") if plan.temp_storage == "caller" else _null()
-    call.emit(built, [temp, in_ptr, out_ptr, init, state, aggregate])
-    if plan.scalar and record:
-        lower.store_var(target, out_ptr)
-    elif result is None:
+    call.emit(built, [_operand(call, op) for op in call.spec.operands])
+    if call.result is None:
         lower.store_var(target, None)
+    elif call.is_record:
+        lower.store_var(target, call.result)  # a record is a pointer to its bytes
     else:
-        loaded = llvm.load(get_storage_type(value_ty), result)
-        lower.store_var(target, storage_to_value(value_ty, loaded))
-
-
-def _lower_io(name: str, lower: Any, target: Any, args: Any, kws: Any) -> None:
-    call = _Call(name, lower, args, kws)
-    plan = call.plan
-    assert isinstance(plan, TileIOPlan)
-    built = _built(call)
-    array_name = "src" if name == "load" else "dst"
-    array_ty = call.types[array_name]
-    array = call.value(array_name)
-    offset_ty = types.unliteral(call.types["offset"])
-    offset = convert(
-        call.value("offset"), _i64(), signed=get_conversion_signedness(offset_ty, types.int64)
-    )
-    zero = arith.constant(ir.IndexType.get(), 0)
-    length = convert(memref.dim(array, zero), _i64())
-    valid = arith.subi(length, offset)
-    if call.passed("valid_items"):
-        valid_ty = types.unliteral(call.types["valid_items"])
-        requested = convert(
-            call.value("valid_items"),
-            _i64(),
-            signed=get_conversion_signedness(valid_ty, types.int64),
-        )
-        valid = arith.minsi(requested, valid)
-    if plan.value_dtype.names is not None:
-        # a record array: a C-contiguous byte memref (the planner refuses other layouts)
-        nbytes = arith.muli(offset, arith.constant(_i64(), plan.value_dtype.itemsize))
-        base = llvm_ptr_add_bytes(memref_data_pointer(array), nbytes)
-    else:
-        element = memref_to_llvm_ptr(array, [offset], get_storage_type(array_ty.dtype))
-        base = llvm.addrspacecast(_ptr(), element)
-    items = call.data("items")
-    if plan.has_oob_default and plan.value_dtype.names is not None:
-        oob = call.record("oob_default", plan.value_dtype)
-    elif plan.has_oob_default:
-        oob = call.slot("oob_default", array_ty.dtype)
-    else:
-        oob = _null()
-    temp = call.data("temp_storage") if plan.temp_storage == "caller" else _null()
-    call.emit(built, [temp, base, valid, oob, items])
-    lower.store_var(target, None)
+        loaded = llvm.load(get_storage_type(call.value_ty), call.result)
+        lower.store_var(target, storage_to_value(call.value_ty, loaded))
 
 
 # ---------------------------------------------------------------------------
@@ -708,10 +710,8 @@ class RecordArrays(extending.WholeFunctionPlanner):  # type: ignore[misc]
 
 
 def _register(name: str) -> None:
-    impl = _lower_io if name in IO_CALLS else _lower_scan
-
     def lower_call(lower: Any, target: Any, args: Any, kws: Any) -> None:
-        impl(name, lower, target, args, kws)
+        _lower(name, lower, target, args, kws)
 
     extending.lower_builtin(FUNCTIONS[name], types.VarArg(types.Any))(lower_call)
 

@@ -54,7 +54,8 @@ from .._numba_facts import (
     pin_callback,
     typing_root,
 )
-from .._plan import Block, ScanPlan, TileIOPlan
+from .._plan import Block
+from .._primitives import for_plan
 
 __all__ = [
     "FUNCTIONS",
@@ -72,7 +73,6 @@ HIDDEN_KW = "_scan_mlir_facts"
 #: The public functions, by entry-point name (the typing and lowering keys).
 FUNCTIONS: dict[str, Callable[..., Any]] = {name: getattr(block, name) for name in CALLS}
 _BY_ID = {id(fn): name for name, fn in FUNCTIONS.items()}
-_CALLBACK_ROLES = {"prefix_op": "prefix", "scan_op": "scan_op"}
 
 
 # ---------------------------------------------------------------------------
@@ -238,7 +238,7 @@ class RecordCallFacts(extending.WholeFunctionPlanner):  # type: ignore[misc]
             elif param.role == "callable":
                 defn = _definition(func_ir, var)
                 if isinstance(defn, ir.Global | ir.FreeVar):
-                    defn.value = pin_callback(defn.value, _CALLBACK_ROLES[param.name], pins)
+                    defn.value = pin_callback(defn.value, CALLS[name].callbacks[param.name], pins)
         return encode_call_facts(lengths, memory)
 
 
@@ -252,7 +252,7 @@ def _hidden(bound: Mapping[str, Any]) -> tuple[dict[str, int], dict[str, str], B
     return decode_call_facts(hidden.literal_value if isinstance(hidden, types.Literal) else "")
 
 
-def _plan(name: str, bound: Mapping[str, Any]) -> ScanPlan | TileIOPlan:
+def _plan(name: str, bound: Mapping[str, Any]) -> Any:
     lengths, memory, launch = _hidden(bound)
     visible = {k: v for k, v in bound.items() if k != HIDDEN_KW}
     facts = collect_facts(name, visible, FACTS.converters(lengths, memory))
@@ -261,7 +261,7 @@ def _plan(name: str, bound: Mapping[str, Any]) -> ScanPlan | TileIOPlan:
 
 # The plans of typed calls, by entry point and the bound argument types (the
 # hidden keyword's text names the lengths and the launch shape), for lowering.
-_typed: dict[tuple[Any, ...], ScanPlan | TileIOPlan] = {}
+_typed: dict[tuple[Any, ...], Any] = {}
 _typed_lock = threading.Lock()
 
 
@@ -279,7 +279,7 @@ def launch_block(bound: Mapping[str, Any]) -> Block | None:
     return _hidden(bound)[2]
 
 
-def typed_plan(name: str, bound: Mapping[str, Any]) -> ScanPlan | TileIOPlan:
+def typed_plan(name: str, bound: Mapping[str, Any]) -> Any:
     """The plan made when the call with these argument types (by parameter) was typed."""
     plan = _typed.get(_typed_key(name, bound))
     return plan if plan is not None else _plan(name, bound)
@@ -302,8 +302,10 @@ def _make_template(name: str) -> type[AbstractTemplate]:
         except (ScanError, statefn.StatefnError) as exc:
             raise _rejection(exc) from None
         ret = types.none
-        if isinstance(plan, ScanPlan) and plan.scalar:
-            ret = types.unliteral(bound["values"])
+        returns = for_plan(plan).returns
+        if plan.returns_value and returns is not None:
+            ty = bound[returns]
+            ret = ty.dtype if isinstance(ty, types.Array) else types.unliteral(ty)
         with _typed_lock:
             _typed[_typed_key(name, bound)] = plan
         KERNEL_GROUPS.note(typing_root(self.context), plan)

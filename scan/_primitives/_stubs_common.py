@@ -232,7 +232,7 @@ _T_co = TypeVar("_T_co", covariant=True)
 $_ModeCodes
 $_ScanAlgorithmCodes
 $_TileAlgorithmCodes
-_PrimitiveCodes: TypeAlias = Literal["scan", "load", "store"]
+$_PrimitiveCodes
 _ScanOpCodes: TypeAlias = Literal[
     "+", "add", "sum", "plus",
     "*", "mul", "multiply", "prod",
@@ -271,7 +271,7 @@ _RecordStatelessLike: TypeAlias = StatelessFunction[np.void] | Callable[[Any], t
 _RecordInitialLike: TypeAlias = np.void | tuple[_FieldLike, ...]
 _ScanAlgorithmLike: TypeAlias = _ScanAlgorithmCodes | Sequence[Never]
 _TileAlgorithmLike: TypeAlias = _TileAlgorithmCodes | Sequence[Never]
-_StateArray: TypeAlias = (
+${families}_StateArray: TypeAlias = (
     np.ndarray[tuple[int], np.dtype[ScanStateT]] | np.generic[Callable[[], ScanStateT]]
 )
 # out= of a scan, items= of load/store: their dtype is the values' (src's, dst's),

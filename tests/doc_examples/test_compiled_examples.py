@@ -76,3 +76,19 @@ def test_quickstart_kernel_compiles_without_a_gpu():
     # the kernel, the callback and the providers' unit: one, or more where
     # earlier kernels in this process compiled some of the same calls
     assert 3 <= len(example.objects) <= 5
+
+
+@pytest.mark.parametrize(
+    ("name", "argtypes"),
+    [
+        ("normalize_rows", (types.float32[:, ::1], types.float32[:, ::1])),
+        ("argmax_rows", (types.float32[:, ::1], I32)),
+    ],
+)
+def test_reduce(name, argtypes):
+    import scan
+    from doc_examples.examples import reduce
+
+    kernel = getattr(reduce, name)
+    cubin = scan.compile(kernel, argtypes, cc=(9, 0), block=(reduce.THREADS, 1, 1))
+    assert cubin[:4] == b"\x7fELF"

@@ -77,3 +77,12 @@ def test_guarded_side_effect():
 
     totals, want = sc.run_per_tile_totals()
     np.testing.assert_array_equal(totals, want)
+
+
+def test_reduce_examples():
+    from doc_examples.examples import reduce
+
+    got, want = reduce.run_norm()
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)
+    got, want = reduce.run_argmax()
+    np.testing.assert_array_equal(got, want)

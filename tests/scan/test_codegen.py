@@ -15,14 +15,10 @@ import pytest
 from helpers.plans import scan_plan
 
 import statefn
-from scan._codegen import (
-    CallbackDecl,
-    render_scan,
-    render_tile_io,
-    thread_items_first,
-    whole_warps_partial,
-)
+from scan._codegen import CallbackDecl, thread_items_first, whole_warps_partial
 from scan._plan import ArrayFact, ScalarFact, plan_tile_io
+from scan._primitives.block_scan import render_scan
+from scan._primitives.tile_io import render_tile_io
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("STATEFN_SCAN_UPDATE_GOLDEN") == "1"

@@ -31,7 +31,8 @@ from helpers.plans import scan_plan, tile_plan
 
 import statefn
 from scan import block
-from scan._codegen import render_scan, render_tile_io
+from scan._primitives.block_scan import render_scan
+from scan._primitives.tile_io import render_tile_io
 
 pytestmark = pytest.mark.nvrtc
 

@@ -4,7 +4,7 @@
 Golden files pin the generated text and the compile tests check that NVRTC
 accepts it; neither notices a ``min`` that computes a maximum, or a prefix
 functor that hands the callback its operands in the wrong order. Here the
-functors of real generated units (:func:`scan._codegen.render_scan`; the part
+functors of real generated units (:func:`scan._primitives.block_scan.render_scan`; the part
 inside the unit's anonymous namespace: ``value_t``, ``scan_op_t`` and
 ``prefix_op_t``) are compiled by the host's C++ compiler, with a small shim
 for the CUDA keywords and the CUB names they mention, and run on seeded random
@@ -42,8 +42,9 @@ import pytest
 from helpers.plans import scan_plan
 
 import statefn
-from scan._codegen import OWN_PLUS, CallbackDecl, cub_plus, render_scan
+from scan._codegen import OWN_PLUS, CallbackDecl, cub_plus
 from scan._plan import ArrayFact, ScanPlan
+from scan._primitives.block_scan import render_scan
 
 N = 512  # operand pairs (or aggregates) per case
 SEED = 20261204

@@ -19,7 +19,7 @@ from helpers.plans import tile_plan
 from numba import cuda
 
 from scan import block
-from scan._codegen import render_tile_io
+from scan._primitives.tile_io import render_tile_io
 
 CC = (9, 0)
 

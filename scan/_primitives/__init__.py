@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The registry of primitive families: each call and plan to its :class:`~scan._spec.Primitive`.
+
+Adding a family is a module of its own here (its calls, planner, operand
+ABI, renderer and simulator semantics) and one line in :data:`PRIMITIVES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from .._spec import EntryPoint, Primitive
+from . import block_reduce, block_scan, tile_io
+
+__all__ = ["CALLS", "PRIMITIVES", "for_call", "for_layout", "for_plan"]
+
+#: Every family, in the order of their functions in ``block.pyi``.
+PRIMITIVES: tuple[Primitive, ...] = (tile_io.SPEC, block_scan.SPEC, block_reduce.SPEC)
+
+_BY_CALL: Mapping[str, Primitive] = MappingProxyType(
+    {entry.name: spec for spec in PRIMITIVES for entry in spec.calls}
+)
+_BY_PLAN: Mapping[type, Primitive] = MappingProxyType({s.plan_type: s for s in PRIMITIVES})
+_BY_LAYOUT: Mapping[str, Primitive] = MappingProxyType(
+    {name: spec for spec in PRIMITIVES for name in spec.layout_names}
+)
+
+#: Every entry point of :mod:`scan.block`, by name.
+CALLS: Mapping[str, EntryPoint] = MappingProxyType(
+    {entry.name: entry for spec in PRIMITIVES for entry in spec.calls}
+)
+
+
+def for_call(name: str) -> Primitive:
+    """The family of entry point `name`."""
+    return _BY_CALL[name]
+
+
+def for_plan(plan: Any) -> Primitive:
+    """The family that made `plan`."""
+    return _BY_PLAN[type(plan)]
+
+
+def for_layout(primitive: str) -> Primitive | None:
+    """The family answering ``temp_storage(primitive, ...)``, if any."""
+    return _BY_LAYOUT.get(primitive)

@@ -1,0 +1,289 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Block scans (``cub::BlockScan``): ``scan``, the two sums and the two scans with an operator.
+
+The family's calls, planner (:func:`scan._plan.plan_scan`), operand ABI,
+renderer (:func:`scan._codegen.render_scan`) and storage behaviour. The
+simulator runs scans on a path of its own (the prefix callback's protocol:
+the first warp's lanes call it in turn, each with its own state).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from .._codegen import CallbackDecl, callback_barrier_suffices, scan_unit
+from .._errors import ScanTypeError
+from .._plan import ArrayFact, Block, ScanPlan, as_array, as_scalar, plan_scan
+from .._spec import AbiOperand, EntryPoint, Param, Primitive, Role, c_parameters
+from ._stubs_scan import FUNCTIONS as STUBS
+
+__all__ = ["CALLS", "COMMON", "OPERANDS", "SPEC", "render_scan"]
+
+_REQUIRED = inspect.Parameter.empty
+
+
+def _p(name: str, role: Role, default: Any = None) -> Param:
+    return Param(name, role, default)
+
+
+_OPERANDS = (Param("values", "operand", keyword_only=False), Param("out", "operand", None, False))
+#: the options every block primitive takes, last
+COMMON = (
+    _p("temp_storage", "array"),
+    _p("threads", "literal"),
+    _p("items_per_thread", "literal"),
+    _p("auto_sync", "literal", True),
+)
+_PREFIX = (
+    Param("prefix_op", "callable", None, callback="prefix"),
+    _p("prefix_state", "array"),
+    _p("block_aggregate", "array"),
+)
+_ALGORITHM = _p("algorithm", "literal")
+
+
+def _with_operator(name: str, mode: Literal["inclusive", "exclusive"]) -> EntryPoint:
+    operator = (
+        Param("scan_op", "callable", _REQUIRED, callback="scan_op"),
+        _p("initial_value", "operand"),
+    )
+    return EntryPoint(name, "scan", (*_OPERANDS, *operator, *_PREFIX, _ALGORITHM, *COMMON), mode)
+
+
+CALLS = (
+    EntryPoint(
+        "scan",
+        "scan",
+        (
+            *_OPERANDS,
+            _p("mode", "literal", _REQUIRED),
+            Param("scan_op", "callable", "+", callback="scan_op"),
+            _p("initial_value", "operand"),
+            *_PREFIX,
+            _ALGORITHM,
+            *COMMON,
+        ),
+    ),
+    EntryPoint(
+        "inclusive_sum",
+        "scan",
+        (*_OPERANDS, *_PREFIX, _ALGORITHM, *COMMON),
+        mode="inclusive",
+        sum=True,
+    ),
+    EntryPoint(
+        "exclusive_sum",
+        "scan",
+        (*_OPERANDS, *_PREFIX, _ALGORITHM, *COMMON),
+        mode="exclusive",
+        sum=True,
+    ),
+    _with_operator("inclusive_scan", "inclusive"),
+    _with_operator("exclusive_scan", "exclusive"),
+)
+
+
+def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> ScanPlan:
+    name = entry.name
+    values = facts["values"]
+    if values is None:
+        raise ScanTypeError(f"{name}: values is required")
+    scan_op = "+" if entry.sum else facts["scan_op"]
+    return plan_scan(
+        function=name,
+        values=values,
+        out=facts["out"],
+        mode=entry.mode or facts["mode"],
+        scan_op="+" if scan_op is None else scan_op,
+        initial_value=as_scalar(name, "initial_value", facts.get("initial_value")),
+        prefix_op=facts["prefix_op"],
+        prefix_state=as_array(name, "prefix_state", facts["prefix_state"]),
+        block_aggregate=as_array(name, "block_aggregate", facts["block_aggregate"]),
+        algorithm=facts["algorithm"],
+        temp_storage=as_array(name, "temp_storage", facts["temp_storage"]),
+        block=block,
+        items_per_thread=facts["items_per_thread"],
+        auto_sync=facts["auto_sync"],
+    )
+
+
+#: The provider's operands: temp storage (caller-owned mode), the values, the
+#: output, the initial value, the prefix callback's state and the block
+#: aggregate output; unused ones are null.
+OPERANDS = (
+    AbiOperand("temp", "array", param="temp_storage", when="caller_temp"),
+    AbiOperand("in", "input", param="values"),
+    AbiOperand("out", "output", param="out", alias="values"),
+    AbiOperand(
+        "initial_value", "value", param="initial_value", when="has_initial_value", const=True
+    ),
+    AbiOperand("state", "array", param="prefix_state", when="stateful"),
+    AbiOperand("block_aggregate", "array", param="block_aggregate", when="has_block_aggregate"),
+)
+
+
+def _callbacks(plan: ScanPlan) -> list[Any]:
+    users: list[Any] = []
+    if not plan.scan_op.is_builtin:
+        users.append(plan.scan_op)
+    if plan.prefix_op is not None:
+        users.append(plan.prefix_op)
+    return users
+
+
+def render_scan(
+    plan: ScanPlan,
+    *,
+    scan_callback: CallbackDecl | None = None,
+    prefix_callback: CallbackDecl | None = None,
+    symbol: str | None = None,
+    storage: str | None = None,
+) -> str:
+    """C++ source of a block scan's provider (:func:`scan._codegen.scan_unit`)."""
+    return scan_unit(
+        plan,
+        scan_callback=scan_callback,
+        prefix_callback=prefix_callback,
+        symbol=symbol,
+        storage=storage,
+        params=c_parameters(OPERANDS),
+    )
+
+
+def _render(
+    plan: ScanPlan, callbacks: Sequence[CallbackDecl], symbol: str | None, storage: str | None
+) -> str:
+    found = iter(callbacks)
+    scan_cb = None if plan.scan_op.is_builtin else next(found)
+    prefix_cb = None if plan.prefix_op is None else next(found)
+    return render_scan(
+        plan, scan_callback=scan_cb, prefix_callback=prefix_cb, symbol=symbol, storage=storage
+    )
+
+
+def _shares_storage(plan: ScanPlan) -> bool:
+    # a scan whose trailing barrier CUB's callback barrier replaces keeps its own
+    return (
+        plan.temp_storage == "implicit" and plan.auto_sync and not callback_barrier_suffices(plan)
+    )
+
+
+def _describe(plan: ScanPlan) -> str:
+    return plan.function
+
+
+def _layout_operator(a: Any, b: Any) -> Any:
+    """The scan operator of record layout queries (declared, never compiled)."""
+    return a
+
+
+def _layout_plan(
+    primitive: str, dtype: np.dtype[Any], block: Block, items_per_thread: int, algorithm: str | None
+) -> ScanPlan:
+    record = np.dtype(dtype).names is not None
+    return plan_scan(
+        function=f"temp_storage({primitive!r})",
+        values=ArrayFact(dtype=dtype, ndim=1, length=items_per_thread),
+        out=None,
+        mode="inclusive",
+        # records have no built-in operator; the layout does not depend on it
+        scan_op=_layout_operator if record else "+",
+        initial_value=None,
+        prefix_op=None,
+        prefix_state=None,
+        block_aggregate=None,
+        algorithm=algorithm,
+        temp_storage=ArrayFact(dtype=np.uint8, ndim=1),
+        block=block,
+    )
+
+
+#: The docstrings of the family's functions in :mod:`scan.block`.
+DOCS: Mapping[str, str] = {
+    "scan": """\
+    Block-wide scan with any operator (``cub::BlockScan``).
+
+    Parameters
+    ----------
+    values : scalar or local array
+        This thread's item, or its items (the array length is the number of
+        items per thread, in blocked arrangement).
+    out : local array, optional
+        Where an array scan writes; defaults to ``values`` (in place).
+    mode : {"inclusive", "exclusive"}
+        Literal string.
+    scan_op : str, callable or statefn.ScanOperator
+        ``"+" "*" "min" "max" "&" "|" "^"``, their ``operator``/NumPy
+        spellings, or a binary ``@cuda.jit(device=True)`` function.
+    initial_value : scalar, optional
+        Seeds the scan; required for exclusive scans with a non-sum operator
+        unless ``prefix_op`` is given. Cannot be combined with ``prefix_op``.
+    prefix_op : statefn.StatefulFunction, statefn.StatelessFunction or device function, optional
+        Called with the block aggregate by the first warp; thread 0's return
+        value seeds the scan.
+    prefix_state : local array of one item, optional
+        The state of a stateful ``prefix_op``; its dtype must equal the
+        callback's declared state dtype.
+    block_aggregate : local array of one item, optional
+        Receives the block-wide aggregate. Cannot be combined with
+        ``prefix_op`` (the callback receives it instead).
+    algorithm : {"raking", "raking_memoize", "warp_scans"}, optional
+        CUB's ``BLOCK_SCAN_*`` algorithm; ``warp_scans`` needs a block size
+        that is a multiple of 32. Without it, the one measured fastest for
+        the block size, items per thread and item size (see the defaults
+        table in the performance docs; ``raking`` where none was measured).
+    temp_storage : shared uint8 array, optional
+        Caller-owned temp storage (see :func:`temp_storage`); library-owned
+        static shared memory by default.
+    threads : int or tuple, optional
+        Literal block shape; defaults to the launch's.
+    items_per_thread : int, optional
+        Only needed when ``values`` is not a local array of literal length.
+    auto_sync : bool
+        Insert the block barrier CUB requires before temp storage is reused.
+
+    Any other keyword is refused with a message naming the right one (e.g. the
+    retired ``block_prefix_callback_op=``).
+
+    Returns
+    -------
+    scalar or None
+        The scanned value for scalar ``values``; None for arrays.
+    """,
+    "inclusive_sum": """\
+    Block-wide inclusive prefix sum. Parameters as in :func:`scan`.""",
+    "exclusive_sum": """\
+    Block-wide exclusive prefix sum (thread 0's first output is 0, or the prefix).
+
+    Parameters as in :func:`scan`.
+    """,
+    "inclusive_scan": """\
+    Block-wide inclusive scan with ``scan_op``. Parameters as in :func:`scan`.""",
+    "exclusive_scan": """\
+    Block-wide exclusive scan with ``scan_op``. Parameters as in :func:`scan`.
+
+    A non-sum operator needs ``initial_value`` or ``prefix_op``.
+    """,
+}
+
+
+SPEC = Primitive(
+    family="scan",
+    calls=CALLS,
+    plan_type=ScanPlan,
+    plan=_plan,
+    operands=OPERANDS,
+    render=_render,
+    callbacks=_callbacks,
+    shares_storage=_shares_storage,
+    describe=_describe,
+    layout_plan=_layout_plan,
+    docs=DOCS,
+    stubs=STUBS,
+    layout_names=("scan",),
+    returns="values",
+)

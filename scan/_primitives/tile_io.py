@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Tile I/O (``cub::BlockLoad``/``cub::BlockStore``): ``load`` and ``store``.
+
+The family's calls, planner (:func:`scan._plan.plan_tile_io`), operand ABI,
+renderer (:func:`scan._codegen.render_tile_io`) and storage behaviour. The
+simulator moves tiles on a path of its own (it also tracks which items a
+partial load left unfilled).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from .._codegen import CallbackDecl, tile_io_unit
+from .._errors import ScanTypeError
+from .._plan import (
+    ArrayFact,
+    Block,
+    TileIOPlan,
+    as_array,
+    as_scalar,
+    check_index,
+    plan_tile_io,
+)
+from .._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
+from ._stubs_tile_io import FUNCTIONS as STUBS
+from .block_scan import COMMON
+
+__all__ = ["CALLS", "OPERANDS", "SPEC", "render_tile_io"]
+
+
+def _io(name: Literal["load", "store"]) -> EntryPoint:
+    array = "src" if name == "load" else "dst"
+    oob = (Param("oob_default", "operand", None),) if name == "load" else ()
+    return EntryPoint(
+        name,
+        name,
+        (
+            Param(array, "array", keyword_only=False),
+            Param("offset", "index", keyword_only=False),
+            Param("items", "operand", keyword_only=False),
+            Param("valid_items", "index", None),
+            *oob,
+            Param("algorithm", "literal", None),
+            *COMMON,
+        ),
+    )
+
+
+CALLS = (_io("load"), _io("store"))
+
+
+def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> TileIOPlan:
+    name = entry.name
+    array_name = "src" if entry.kind == "load" else "dst"
+    array = as_array(name, array_name, facts[array_name])
+    if array is None:
+        raise ScanTypeError(f"{name}: {array_name} must be an array")
+    items = facts["items"]
+    if items is None:
+        raise ScanTypeError(f"{name}: items must be a local array")
+    oob = as_scalar(name, "oob_default", facts.get("oob_default"))
+    check_index(name, "valid_items", facts["valid_items"])
+    check_index(name, "offset", facts["offset"])
+    return plan_tile_io(
+        function="load" if entry.kind == "load" else "store",
+        array=array,
+        items=items,
+        algorithm=facts["algorithm"],
+        oob_default=oob,
+        temp_storage=as_array(name, "temp_storage", facts["temp_storage"]),
+        block=block,
+        items_per_thread=facts["items_per_thread"],
+        auto_sync=facts["auto_sync"],
+    )
+
+
+#: The provider's operands: temp storage (caller-owned mode), the tile's first
+#: item, how many items from there are valid, the out-of-range default (loads)
+#: and this thread's items.
+OPERANDS = (
+    AbiOperand("temp", "array", param="temp_storage", when="caller_temp"),
+    AbiOperand("ptr", "tile", param=("src", "dst"), offset="offset"),
+    AbiOperand("valid", "tile_valid", param=("src", "dst"), offset="offset", count="valid_items"),
+    AbiOperand("oob_default", "value", param="oob_default", when="has_oob_default", const=True),
+    AbiOperand("items", "array", param="items"),
+)
+
+
+def render_tile_io(
+    plan: TileIOPlan, *, symbol: str | None = None, storage: str | None = None
+) -> str:
+    """C++ source of a tile load or store provider (:func:`scan._codegen.tile_io_unit`)."""
+    return tile_io_unit(plan, symbol=symbol, storage=storage, params=c_parameters(OPERANDS))
+
+
+def _render(
+    plan: TileIOPlan, callbacks: Sequence[CallbackDecl], symbol: str | None, storage: str | None
+) -> str:
+    return render_tile_io(plan, symbol=symbol, storage=storage)
+
+
+def _shares_storage(plan: TileIOPlan) -> bool:
+    return plan.temp_storage == "implicit" and plan.auto_sync and plan.uses_shared_memory
+
+
+def _describe(plan: TileIOPlan) -> str:
+    return plan.direction
+
+
+def _layout_plan(
+    primitive: str, dtype: np.dtype[Any], block: Block, items_per_thread: int, algorithm: str | None
+) -> TileIOPlan:
+    return plan_tile_io(
+        function="store" if primitive == "store" else "load",
+        array=ArrayFact(dtype=dtype, ndim=1),
+        items=ArrayFact(dtype=dtype, ndim=1, length=items_per_thread),
+        algorithm=algorithm,
+        oob_default=None,
+        temp_storage=ArrayFact(dtype=np.uint8, ndim=1),
+        block=block,
+    )
+
+
+#: The docstrings of the family's functions in :mod:`scan.block`.
+DOCS: Mapping[str, str] = {
+    "load": """\
+    Load one tile ``src[offset : offset + threads * len(items)]`` (``cub::BlockLoad``).
+
+    Thread ``t`` receives items ``t * len(items) ... (t + 1) * len(items) - 1``
+    of the tile (blocked arrangement) with every algorithm except ``"striped"``,
+    which gives CUB's striped arrangement (item ``i`` of thread ``t`` is tile
+    item ``i * threads + t``).
+
+    Parameters
+    ----------
+    src : 1-D C-contiguous array
+        Global (or shared) memory; index a row first for 2-D data.
+    offset : int
+        Index of the tile's first item in ``src``.
+    items : local array
+        Receives this thread's items; its length is the items per thread.
+    valid_items : int, optional
+        Number of items to read from ``offset`` on; defaults to (and is never
+        more than) ``len(src) - offset``. A tile that runs past the end is
+        guarded automatically.
+    oob_default : scalar, optional
+        Value given to items past the valid range. Without it those items keep
+        the values they had before the load: pass the identity of your scan
+        operator (e.g. 0 for sums) when a partial tile's aggregate matters.
+    algorithm : str, optional
+        CUB's ``BLOCK_LOAD_*`` algorithm: ``"direct"``, ``"striped"``,
+        ``"vectorize"``, ``"transpose"``, ``"warp_transpose"`` or
+        ``"warp_transpose_timesliced"``. Default: the one measured fastest
+        for the block size, items per thread and item size (``"vectorize"``
+        with 4 items of 4 bytes and 128 threads), else
+        ``"warp_transpose"`` when the block size is a multiple of 32, else
+        ``"transpose"``.
+    temp_storage, threads, items_per_thread, auto_sync
+        As in :func:`scan`.
+    """,
+    "store": """\
+    Store one tile to ``dst[offset : offset + threads * len(items)]`` (``cub::BlockStore``).
+
+    Items past ``len(dst)`` (or past ``valid_items``) are not written.
+    Parameters as in :func:`load`.
+    """,
+}
+
+
+SPEC = Primitive(
+    family="tile_io",
+    calls=CALLS,
+    plan_type=TileIOPlan,
+    plan=_plan,
+    operands=OPERANDS,
+    render=_render,
+    callbacks=lambda plan: [],
+    shares_storage=_shares_storage,
+    describe=_describe,
+    layout_plan=_layout_plan,
+    docs=DOCS,
+    stubs=STUBS,
+    layout_names=("load", "store"),
+)

@@ -1,0 +1,320 @@
+# SPDX-License-Identifier: Apache-2.0
+"""What a primitive family declares: its calls, its operand ABI, and the hooks the layers use.
+
+A primitive family (block scans, tile I/O, block reduce, ...) is one module
+under :mod:`scan._primitives` that builds one :class:`Primitive`. It holds:
+
+* its entry points (:class:`EntryPoint`: parameters in order, defaults,
+  keyword-only flags and the *role* of each, which says what a front end
+  must tell the planner about the argument);
+* its planner (plain facts to an immutable plan, every rejection before any
+  code exists), and its plan type;
+* its operand ABI (:class:`AbiOperand`): one ordered table from which the
+  C++ entry point's parameter list (:func:`c_parameters`) and both front
+  ends' call emitters are made, so the three cannot disagree;
+* its renderer, the callbacks its code calls, whether its library-owned temp
+  storage may be overlaid with its kernel's other calls, a one-line summary
+  for the log, and the plan a ``temp_storage(...)`` layout query compiles;
+* its simulator semantics (a block-wide function of every thread's inputs),
+  when the simulator runs it generically.
+
+The build layer, :func:`scan._calls.plan_call`, the front ends and the
+simulator look a call or a plan up in the registry (:mod:`scan._primitives`)
+instead of testing plan types. This module imports neither Numba nor the
+other layers.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, Protocol, TypeAlias
+
+import attrs
+
+__all__ = [
+    "AbiOperand",
+    "BlockInputs",
+    "EntryPoint",
+    "OperandKind",
+    "Param",
+    "Primitive",
+    "Role",
+    "c_parameters",
+]
+
+Role: TypeAlias = Literal["operand", "array", "index", "literal", "callable"]
+
+
+@attrs.frozen
+class Param:
+    """One parameter of an entry point.
+
+    ``callback`` is, for a ``callable`` parameter, the role statefn
+    normalises its argument for (``"prefix"`` or ``"scan_op"``).
+    """
+
+    name: str
+    role: Role
+    default: Any = inspect.Parameter.empty
+    keyword_only: bool = True
+    callback: Literal["prefix", "scan_op"] | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if (self.role == "callable") != (self.callback is not None):
+            raise ValueError(f"{self.name}: a callable parameter, and only one, names its callback")
+
+
+@attrs.frozen
+class EntryPoint:
+    """One public function of :mod:`scan.block`: its parameters and what it plans.
+
+    Attributes
+    ----------
+    name : str
+    kind : str
+        What the call does within its family (``"scan"``, ``"load"``,
+        ``"store"``, ``"reduce"``).
+    params : tuple of Param
+        In signature order.
+    mode : {"inclusive", "exclusive"} or None
+        Fixed by the name, or None where an argument decides (``scan``'s
+        ``mode=``) or the family has none.
+    sum : bool
+        Whether the operator is fixed to ``+``.
+    """
+
+    name: str
+    kind: str
+    params: tuple[Param, ...]
+    mode: Literal["inclusive", "exclusive"] | None = None
+    sum: bool = False
+    signature: inspect.Signature = attrs.field(init=False, eq=False, repr=False)
+
+    @signature.default
+    def _signature(self) -> inspect.Signature:
+        kinds = {
+            True: inspect.Parameter.KEYWORD_ONLY,
+            False: inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        }
+        return inspect.Signature(
+            [
+                inspect.Parameter(p.name, kinds[p.keyword_only], default=p.default)
+                for p in self.params
+            ]
+        )
+
+    @property
+    def names(self) -> frozenset[str]:
+        """Every parameter name (the accepted keywords)."""
+        return frozenset(p.name for p in self.params)
+
+    @property
+    def callbacks(self) -> dict[str, Literal["prefix", "scan_op"]]:
+        """The callable parameters, each with the role its argument is normalised for."""
+        return {p.name: p.callback for p in self.params if p.callback is not None}
+
+
+#: How a front end makes one operand of the provider's entry point from a call.
+#:
+#: ============  =============================================================
+#: kind          operand
+#: ============  =============================================================
+#: ``array``     the data pointer of array parameter ``param``
+#: ``value``     a stack slot holding ``param`` converted to the plan's value
+#:               type (a record: the record itself, or a tuple stored field by
+#:               field)
+#: ``input``     the values a call reads: an array parameter's data pointer,
+#:               or a scalar's stack slot (as ``value``)
+#: ``output``    where the results go: when the plan returns a value, a fresh
+#:               slot of the value type that the call returns afterwards; else
+#:               the data pointer of ``param``, or of ``alias`` when ``param``
+#:               was not passed
+#: ``tile``      ``&array[offset]`` for array parameter ``param`` and index
+#:               parameter ``offset``
+#: ``tile_valid``  (``long long``) the items from there to the array's end,
+#:               at most ``count`` (an index parameter) when passed, and 0 for
+#:               an ``offset`` before the array
+#: ``count``     (``long long``) index parameter ``param``, or ``absent`` when
+#:               not passed
+#: ============  =============================================================
+#:
+#: An operand with ``when`` set is null unless that boolean plan attribute is
+#: true (only pointer operands have one).
+OperandKind: TypeAlias = Literal["array", "value", "input", "output", "tile", "tile_valid", "count"]
+#: The kinds passed by value as a 64-bit integer; every other kind is a pointer.
+INTEGER_KINDS = frozenset({"tile_valid", "count"})
+
+
+@attrs.frozen
+class AbiOperand:
+    """One operand of a provider's ``extern "C"`` entry point, in the table's order.
+
+    Attributes
+    ----------
+    name : str
+        The C++ parameter's name.
+    kind : OperandKind
+        How a front end makes it (see :data:`OperandKind`).
+    param : str, tuple of str, or None
+        The call's parameter it comes from; a tuple names alternatives, of
+        which each call has one (``src`` of ``load``, ``dst`` of ``store``).
+    when : str or None
+        A boolean attribute of the plan; the operand is null when it is false.
+    alias : str or None
+        ``output``: the parameter written when ``param`` was not passed.
+    offset, count : str or None
+        ``tile``/``tile_valid``: the index parameters (start, and at most how many).
+    absent : int
+        ``count``: the value passed when the parameter was not.
+    const : bool
+        Whether the provider only reads through the pointer.
+    """
+
+    name: str
+    kind: OperandKind
+    param: str | tuple[str, ...] | None = None
+    when: str | None = None
+    alias: str | None = None
+    offset: str | None = None
+    count: str | None = None
+    absent: int = 0
+    const: bool = False
+
+    @property
+    def integer(self) -> bool:
+        """Whether the operand is a 64-bit integer (else a pointer)."""
+        return self.kind in INTEGER_KINDS
+
+    @property
+    def c_parameter(self) -> str:
+        """The C++ parameter declaration."""
+        if self.integer:
+            return f"long long {self.name}"
+        return f"{'const ' if self.const else ''}void* {self.name}"
+
+    def present(self, plan: object) -> bool:
+        """Whether the operand is passed (not null) for `plan`."""
+        return self.when is None or bool(getattr(plan, self.when))
+
+    def param_of(self, entry: EntryPoint) -> str:
+        """The parameter of `entry` this operand comes from."""
+        names = (self.param,) if isinstance(self.param, str) else (self.param or ())
+        for name in names:
+            if name in entry.names:
+                return name
+        raise KeyError(f"{entry.name} has none of the parameters {names} (operand {self.name})")
+
+
+def c_parameters(operands: Sequence[AbiOperand]) -> str:
+    """The entry point's C++ parameter list, in the table's order."""
+    return ", ".join(op.c_parameter for op in operands)
+
+
+class BlockInputs(Protocol):
+    """What the simulator hands a family's block-wide semantics: every thread's call."""
+
+    @property
+    def plan(self) -> Any:
+        """The call's plan (every thread's is equal)."""
+
+    def items(self, rank: int, name: str, count: int) -> Any:
+        """Thread `rank`'s array (or scalar, as an array of one) argument `name`, as values.
+
+        `count` is how many of the block's tile items the result takes in
+        (blocked arrangement); the simulator refuses items among them that no
+        load filled.
+        """
+
+    def index(self, rank: int, name: str) -> int:
+        """Thread `rank`'s integer argument `name`."""
+
+    def combiner(self, op: Any) -> Callable[[Any, Any], Any]:
+        """``op(a, b)`` on two values, with the generated code's semantics."""
+
+
+@attrs.frozen
+class Primitive:
+    """One primitive family: everything the layers need to plan, build, lower and simulate it.
+
+    Attributes
+    ----------
+    family : str
+        The plan kind (part of each plan's key) and the registry's name.
+    calls : tuple of EntryPoint
+        The public functions of the family, in :mod:`scan.block`'s order.
+    plan_type : type
+        The family's plan class.
+    plan : callable
+        ``plan(entry, facts, block) -> plan``: checks one call (facts by
+        parameter name, see :mod:`scan._calls`) and builds its plan.
+    operands : tuple of AbiOperand
+        The provider's operand ABI, in order.
+    render : callable
+        ``render(plan, callbacks, symbol, storage) -> str``: the provider's
+        C++ (``callbacks`` are the :class:`~scan._codegen.CallbackDecl` of
+        ``callbacks(plan)``, in order).
+    callbacks : callable
+        ``callbacks(plan) -> list``: the user callables the provider calls.
+    shares_storage : callable
+        ``shares_storage(plan) -> bool``: whether the provider may overlay
+        its library-owned temp storage with its kernel's other calls (it owns
+        library storage and ends with a barrier after its last use of it).
+    describe : callable
+        ``describe(plan) -> str``: what the call does, in a few words (log).
+    layout_plan : callable or None
+        ``layout_plan(primitive, dtype, block, items_per_thread, algorithm) ->
+        plan`` for ``temp_storage(primitive, ...)`` queries (a plan with
+        caller-owned temp storage).
+    docs : mapping of str to str
+        The docstring of each call's function in :mod:`scan.block`.
+    layout_names : tuple of str
+        The ``primitive=`` names of :func:`scan.block.temp_storage` it answers.
+    returns : str or None
+        The parameter whose (element) type the call returns when the plan's
+        ``returns_value`` is true.
+    stubs : tuple
+        The overload tables of the family's functions in ``block.pyi``
+        (:class:`scan._primitives._stubs_common.StubFunction`).
+    stub_literals : mapping of str to tuple of str
+        ``Literal`` aliases of ``block.pyi`` generated from the spec's data
+        (e.g. its algorithms).
+    stub_declarations : str
+        The family's other aliases in ``block.pyi``.
+    simulate : callable or None
+        ``simulate(block) -> list``: the block-wide semantics, each thread's
+        result by rank, given every thread's inputs (:class:`BlockInputs`);
+        None where the simulator has a family-specific path.
+    """
+
+    family: str
+    calls: tuple[EntryPoint, ...]
+    plan_type: type
+    plan: Callable[[EntryPoint, Mapping[str, Any], tuple[int, int, int]], Any]
+    operands: tuple[AbiOperand, ...] = attrs.field()
+    render: Callable[[Any, Sequence[Any], str | None, str | None], str]
+    callbacks: Callable[[Any], list[Any]]
+    shares_storage: Callable[[Any], bool]
+    describe: Callable[[Any], str]
+    docs: Mapping[str, str] = attrs.field(factory=dict)
+    layout_plan: Callable[[str, Any, tuple[int, int, int], int, str | None], Any] | None = None
+    layout_names: tuple[str, ...] = ()
+    returns: str | None = None
+    stubs: tuple[Any, ...] = ()
+    stub_literals: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
+    stub_declarations: str = ""
+    simulate: Callable[[BlockInputs], list[Any]] | None = None
+
+    @operands.validator
+    def _check_operands(self, _: Any, operands: tuple[AbiOperand, ...]) -> None:
+        names = [op.name for op in operands]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.family}: operand names repeat: {names}")
+        params = {p.name for entry in self.calls for p in entry.params}
+        for op in operands:
+            alternatives = op.param if isinstance(op.param, tuple) else (op.param,)
+            for ref in (*alternatives, op.alias, op.offset, op.count):
+                if ref is not None and ref not in params:
+                    raise ValueError(
+                        f"{self.family}: operand {op.name} names {ref!r}, which no call has"
+                    )

@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Block reduce (``block.reduce``/``block.sum``): its plans, refusals, generated code and link.
+
+The results are checked in the simulator (tests/sim/test_sim_reduce.py) and
+on a GPU (the same tests with ``SCAN_TESTS_BACKEND=gpu``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+from helpers.kernels import CC, typing_error
+from numba import cuda
+from numba.cuda import types
+from numba.cuda.np.numpy_support import from_dtype
+
+import scan
+from scan import block
+from scan._plan import ArrayFact, ScalarFact
+from scan._primitives import block_reduce, for_call
+from scan._primitives.block_reduce import plan_reduce, render_reduce
+from scan._spec import c_parameters
+
+F32 = types.float32[::1]
+I32 = types.int32[::1]
+REC = np.dtype([("v", np.float32), ("i", np.int32)])
+
+
+def plan(**over: Any) -> block_reduce.ReducePlan:
+    kwargs: dict[str, Any] = {
+        "function": "reduce",
+        "items": ArrayFact(np.float32, 1, 4),
+        "op": "max",
+        "valid": None,
+        "broadcast": False,
+        "algorithm": None,
+        "temp_storage": None,
+        "block": (128, 1, 1),
+    }
+    kwargs.update(over)
+    return plan_reduce(**kwargs)
+
+
+# ---------------------------------------------------------------- plans
+
+
+def test_defaults_are_cubs() -> None:
+    p = plan()
+    assert p.algorithm == "warp_reductions"  # CUB's default
+    assert (p.items_per_thread, p.scalar, p.broadcast, p.has_valid) == (4, False, False, False)
+    assert p.returns_value
+    assert p.symbol.startswith("statefn_scan_reduce_")
+
+
+def test_reduce_and_sum_share_a_provider() -> None:
+    assert plan(op="+").key == plan(op="+", function="sum").key
+    assert plan(op="+").key != plan(op="max").key
+    assert plan().key != plan(broadcast=True).key
+    assert plan().key != plan(valid=ScalarFact(np.int64)).key
+
+
+@pytest.mark.parametrize(
+    ("over", "error", "message"),
+    [
+        (
+            {"items": ArrayFact(REC, 1, 2), "op": "+"},
+            scan.ScanTypeError,
+            "reduce: items are records (",
+        ),
+        ({"op": "^"}, scan.ScanTypeError, "reduce: op='^' is a bitwise operator but items are"),
+        ({"algorithm": "warp_scans"}, scan.PlanError, "reduce: algorithm must be one of "),
+        ({"valid": ScalarFact(np.float32)}, scan.ScanTypeError, "reduce: valid must be an integer"),
+        ({"broadcast": 1}, scan.PlanError, "reduce: broadcast= must be a literal True or False"),
+        ({"items": ArrayFact(np.float32, 2, None)}, scan.ScanTypeError, "reduce: items must be"),
+        ({"items": ArrayFact(np.bool_, 1, 4)}, scan.ScanTypeError, "reduce: items has dtype bool"),
+    ],
+)
+def test_refusals(over: dict[str, Any], error: type[Exception], message: str) -> None:
+    with pytest.raises(error) as info:
+        plan(**over)
+    assert str(info.value).startswith(message), str(info.value)
+
+
+def test_a_tuple_is_not_items() -> None:
+    from scan._plan import TupleFact
+
+    with pytest.raises(scan.ScanTypeError, match="items is a tuple"):
+        plan(items=TupleFact((np.float32, np.int32)))
+
+
+# ---------------------------------------------------------------- generated code
+
+
+def test_entry_point_parameters_are_the_operand_table() -> None:
+    text = render_reduce(plan())
+    found = re.search(r'extern "C" __device__ int \w+\(\s*([^)]*)\)', text)
+    assert found is not None
+    assert found.group(1) == c_parameters(block_reduce.OPERANDS)
+    assert found.group(1) == "void* temp, void* in, long long valid, void* out"
+
+
+def test_sum_uses_cubs_sum_and_other_operators_a_functor() -> None:
+    assert ".Sum(input)" in render_reduce(plan(op="+"))
+    text = render_reduce(plan(op="max"))
+    assert ".Reduce(input, reduce_op_t{})" in text
+    assert "return a < b ? b : a;" in text
+
+
+def test_valid_reduces_the_threads_holding_valid_items() -> None:
+    text = render_reduce(plan(valid=ScalarFact(np.int64)))
+    assert "if (valid >= 512) {" in text  # 128 threads x 4 items: the full tile's path
+    assert ".Reduce(partial, reduce_op_t{}, (count + 3) / 4)" in text
+    assert "if (first + i < count)" in text
+    body = render_reduce(plan()).split("long long valid, void* out)")[1]
+    assert "valid" not in body  # without valid=, the full tile's path alone
+
+
+def test_broadcast_shares_thread_zeros_result_outside_the_temp_storage() -> None:
+    text = render_reduce(plan(broadcast=True))
+    assert "__shared__ value_t broadcast_slot;" in text
+    assert "result = broadcast_slot;" in text
+    assert "using temp_storage_t = typename block_reduce_t::TempStorage;" in text
+    assert "broadcast_slot" not in render_reduce(plan())
+
+
+def test_barrier_follows_unless_auto_sync_is_off() -> None:
+    assert "__syncthreads(); // temp storage" in render_reduce(plan())
+    assert "__syncthreads" not in render_reduce(plan(auto_sync=False))
+
+
+@pytest.mark.parametrize("algorithm", sorted(block_reduce.ALGORITHMS))
+def test_every_algorithm_is_cubs(algorithm: str) -> None:
+    cub = block_reduce.ALGORITHMS[algorithm]
+    assert f"cub::{cub}," in render_reduce(plan(algorithm=algorithm))
+
+
+# ---------------------------------------------------------------- kernels (NVRTC, link)
+
+
+@cuda.jit(device=True)
+def _pick(a: Any, b: Any) -> Any:
+    return a if a[0] >= b[0] else b
+
+
+def _row_stats(src: Any, out: Any) -> None:
+    items = cuda.local.array(4, np.float32)
+    row = src[cuda.blockIdx.x]
+    block.load(row, 0, items, oob_default=0.0)
+    total = block.sum(items)
+    top = block.reduce(items, "max", valid=row.shape[0], broadcast=True)
+    x = block.reduce(row[cuda.threadIdx.x], "min", algorithm="raking")
+    if cuda.threadIdx.x == 0:
+        out[cuda.blockIdx.x] = total + top + x
+
+
+def _argmax(src: Any, out: Any) -> None:
+    items = cuda.local.array(2, REC)
+    for j in range(2):
+        t = cuda.threadIdx.x * 2 + j
+        items[j].v = src[t]
+        items[j].i = t
+    best = block.reduce(items, _pick)
+    if cuda.threadIdx.x == 0:
+        out[0] = best.i
+
+
+@pytest.mark.nvrtc
+def test_kernels_compile_and_link() -> None:
+    cubin = scan.compile(
+        cuda.jit(_row_stats), (types.float32[:, ::1], F32), cc=CC, block=(128, 1, 1)
+    )
+    assert isinstance(cubin, bytes)
+    assert cubin[:4] == b"\x7fELF"
+    cubin = scan.compile(cuda.jit(_argmax), (F32, I32), cc=CC, block=(64, 1, 1))
+    assert cubin[:4] == b"\x7fELF"
+
+
+@pytest.mark.nvrtc
+def test_temp_storage_layout_is_read_from_the_compiled_code() -> None:
+    small = block.temp_storage("reduce", np.int32, 128, cc=CC)
+    large = block.temp_storage("reduce", np.float64, 1024, cc=CC)
+    assert small.size > 0
+    assert large.size > small.size
+    assert small.alignment >= 8
+    record = block.temp_storage("reduce", REC, 128, 2, cc=CC)
+    assert record.size >= small.size
+
+
+@pytest.mark.nvrtc
+def test_caller_temp_storage_is_passed() -> None:
+    layout = block.temp_storage("reduce", np.float32, 128, 4, cc=CC)
+    size, align = layout.size, layout.alignment
+
+    def k(src: Any, out: Any) -> None:
+        temp = cuda.shared.array(size, np.uint8, alignment=align)
+        items = cuda.local.array(4, np.float32)
+        block.load(src, 0, items, oob_default=0.0)
+        out[0] = block.sum(items, temp_storage=temp)
+
+    assert scan.compile(cuda.jit(k), (F32, F32), cc=CC, block=(128, 1, 1))[:4] == b"\x7fELF"
+
+
+def test_call_site_refusals_name_the_line() -> None:
+    def k(a: Any) -> None:
+        items = cuda.local.array(4, np.float32)
+        a[0] = block.reduce(items, "&", threads=32)
+
+    got = typing_error(k, (F32,))
+    assert got.startswith("ScanTypeError: reduce: op='&' is a bitwise operator"), got
+
+
+def test_the_spec_declares_the_calls() -> None:
+    assert for_call("reduce") is for_call("sum") is block_reduce.SPEC
+    assert block_reduce.SPEC.returns == "items"
+    numba_record = from_dtype(REC)
+    assert numba_record.size == REC.itemsize

@@ -1,0 +1,271 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Block reduce's results against NumPy, in the simulator and (``SCAN_TESTS_BACKEND=gpu``) on a GPU.
+
+CUB defines the result in thread 0 only (every thread with ``broadcast=True``):
+the other threads' results are checked only with ``broadcast``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numba import cuda
+
+from scan import block
+
+pytestmark = pytest.mark.sim
+
+SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+REC = np.dtype([("v", np.float32), ("i", np.int32)])
+
+
+@functools.cache
+def reduce_kernel(
+    dtype: str, ipt: int, op: str, use_valid: bool, broadcast: bool, algorithm: str
+) -> Any:
+    """A kernel reducing each row's first tile (one block per row): results of every thread."""
+    value = np.dtype(dtype)
+    IPT, OP, BCAST, ALGO = ipt, op, broadcast, algorithm
+
+    if ipt == 0 and use_valid:
+
+        def kernel(src: Any, valid: Any, out: Any) -> None:
+            rank = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y
+            row = cuda.blockIdx.x
+            x = src[row, rank]
+            r = block.reduce(x, OP, valid=valid[row], broadcast=BCAST, algorithm=ALGO)
+            out[row, rank] = r
+
+    elif ipt == 0:
+
+        def kernel(src: Any, valid: Any, out: Any) -> None:
+            rank = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y
+            row = cuda.blockIdx.x
+            x = src[row, rank]
+            out[row, rank] = block.reduce(x, OP, broadcast=BCAST, algorithm=ALGO)
+
+    elif use_valid:
+
+        def kernel(src: Any, valid: Any, out: Any) -> None:
+            rank = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y
+            row = cuda.blockIdx.x
+            items = cuda.local.array(IPT, value)
+            for i in range(IPT):
+                items[i] = src[row, rank * IPT + i]
+            r = block.reduce(items, OP, valid=valid[row], broadcast=BCAST, algorithm=ALGO)
+            out[row, rank] = r
+
+    else:
+
+        def kernel(src: Any, valid: Any, out: Any) -> None:
+            rank = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y
+            row = cuda.blockIdx.x
+            items = cuda.local.array(IPT, value)
+            for i in range(IPT):
+                items[i] = src[row, rank * IPT + i]
+            out[row, rank] = block.reduce(items, OP, broadcast=BCAST, algorithm=ALGO)
+
+    return cuda.jit(kernel)
+
+
+_NP_OPS = {
+    "+": np.add,
+    "*": np.multiply,
+    "min": np.minimum,
+    "max": np.maximum,
+    "&": np.bitwise_and,
+    "|": np.bitwise_or,
+    "^": np.bitwise_xor,
+}
+
+
+def expected(src: np.ndarray, valid: np.ndarray, op: str) -> np.ndarray:
+    out = []
+    with np.errstate(all="ignore"):
+        for row, n in zip(src, valid, strict=True):
+            acc = row[0]
+            for x in row[1:n]:
+                acc = _NP_OPS[op](acc, x)
+            out.append(acc)
+    return np.array(out, dtype=src.dtype)
+
+
+def run(
+    dtype: str,
+    block_shape: tuple[int, int],
+    ipt: int,
+    op: str,
+    valid: list[int] | None,
+    broadcast: bool,
+    algorithm: str,
+    seed: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    threads = block_shape[0] * block_shape[1]
+    tile = threads * max(ipt, 1)
+    rows = 3 if valid is None else len(valid)
+    value = np.dtype(dtype)
+    if value.kind == "f":
+        src = rng.uniform(-2, 2, (rows, tile)).astype(value)
+    elif op == "*":
+        src = rng.choice(np.array([1, 1, 1, 2, 3], dtype=value), (rows, tile))
+    else:
+        info = np.iinfo(value)
+        src = rng.integers(info.min, info.max, (rows, tile), dtype=value, endpoint=True)
+    counts = np.full(rows, tile) if valid is None else np.array(valid)
+    kernel = reduce_kernel(dtype, ipt, op, valid is not None, broadcast, algorithm)
+    out = np.zeros((rows, threads), dtype=value)
+    kernel[rows, block_shape](src, counts.astype(np.int64), out)
+    return out, expected(src, np.minimum(counts, tile), op)
+
+
+def check(out: np.ndarray, want: np.ndarray, broadcast: bool) -> None:
+    got = out if broadcast else out[:, :1]
+    want = np.broadcast_to(want[:, None], got.shape)
+    if want.dtype.kind == "f":
+        # CUB combines in a tree, the reference in tile order: sums round differently
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4 * want.shape[1])
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("algorithm", ["warp_reductions", "raking", "raking_commutative_only"])
+@pytest.mark.parametrize("broadcast", [False, True])
+def test_sum_of_a_full_tile(algorithm: str, broadcast: bool) -> None:
+    out, want = run("int32", (64, 1), 4, "+", None, broadcast, algorithm, seed=1)
+    check(out, want, broadcast)
+
+
+@pytest.mark.parametrize("ipt", [0, 1, 3])
+@pytest.mark.parametrize("valid", [[1, 2, 63, 64, 65, 10_000]])
+def test_valid_counts_items_of_the_tile(ipt: int, valid: list[int]) -> None:
+    out, want = run("int64", (32, 2), ipt, "max", valid, True, "raking", seed=2)
+    check(out, want, True)
+
+
+@settings(deadline=None)
+@given(
+    dtype=st.sampled_from(["int8", "uint16", "int32", "uint32", "int64", "float32", "float64"]),
+    block_shape=st.sampled_from([(1, 1), (7, 1), (32, 1), (33, 1), (64, 1), (16, 4), (128, 1)]),
+    ipt=st.sampled_from([0, 1, 2, 4]),
+    op=st.sampled_from(list(_NP_OPS)),
+    partial=st.booleans(),
+    broadcast=st.booleans(),
+    algorithm=st.sampled_from(["warp_reductions", "raking", "raking_commutative_only"]),
+    seed=st.integers(0, 2**16),
+)
+def test_matches_numpy(
+    dtype: str,
+    block_shape: tuple[int, int],
+    ipt: int,
+    op: str,
+    partial: bool,
+    broadcast: bool,
+    algorithm: str,
+    seed: int,
+) -> None:
+    if np.dtype(dtype).kind == "f" and op in ("&", "|", "^"):
+        op = "+"
+    if np.dtype(dtype).kind == "f" and op == "*":
+        op = "max"  # products of many uniform floats underflow to 0 in any order
+    tile = block_shape[0] * block_shape[1] * max(ipt, 1)
+    valid = [1, max(1, tile // 2), tile] if partial else None
+    out, want = run(dtype, block_shape, ipt, op, valid, broadcast, algorithm, seed)
+    check(out, want, broadcast)
+
+
+# ---------------------------------------------------------------- records
+
+
+@cuda.jit(device=True)
+def pick_larger(a: Any, b: Any) -> Any:
+    # ties keep the earlier index: an argmax, whichever order CUB combines in
+    if b[0] > a[0] or (b[0] == a[0] and b[1] < a[1]):
+        return b
+    return a
+
+
+@cuda.jit
+def argmax_rows(src: Any, out: Any) -> None:
+    items = cuda.local.array(4, REC)
+    row = cuda.blockIdx.x
+    for j in range(4):
+        t = cuda.threadIdx.x * 4 + j
+        items[j].v = src[row, t]
+        items[j].i = t
+    best = block.reduce(items, pick_larger)
+    if cuda.threadIdx.x == 0:
+        out[row] = best.i
+
+
+def test_record_argmax() -> None:
+    rng = np.random.default_rng(3)
+    src = rng.integers(0, 50, (4, 256)).astype(np.float32)  # ties on purpose
+    out = np.zeros(4, np.int32)
+    argmax_rows[4, 64](src, out)
+    np.testing.assert_array_equal(out, src.argmax(axis=1))
+
+
+# ---------------------------------------------------------------- the contract (simulator)
+
+
+@cuda.jit
+def reduce_partial_load(src: Any, out: Any) -> None:
+    items = cuda.local.array(4, np.float32)
+    block.load(src, 0, items)  # a partial tile, no oob_default=
+    total = block.sum(items)
+    if cuda.threadIdx.x == 0:
+        out[0] = total
+
+
+@cuda.jit
+def reduce_partial_load_valid(src: Any, out: Any) -> None:
+    items = cuda.local.array(4, np.float32)
+    block.load(src, 0, items)
+    total = block.sum(items, valid=src.shape[0])
+    if cuda.threadIdx.x == 0:
+        out[0] = total
+
+
+@pytest.mark.sim_only
+def test_items_no_load_filled_are_refused() -> None:
+    from scan import StateContractError
+
+    src = np.ones(100, np.float32)
+    out = np.zeros(1, np.float32)
+    with pytest.raises(StateContractError, match="item 0 of thread 25 was never written"):
+        reduce_partial_load[1, 32](src, out)
+    reduce_partial_load_valid[1, 32](src, out)
+    assert out[0] == 100
+
+
+@cuda.jit
+def reduce_nothing(src: Any, out: Any) -> None:
+    out[0] = block.reduce(src[cuda.threadIdx.x], "max", valid=0)
+
+
+@pytest.mark.sim_only
+def test_an_empty_tile_is_refused() -> None:
+    with pytest.raises(ValueError, match="valid=0; a reduce needs at least one valid item"):
+        reduce_nothing[1, 32](np.ones(32, np.float32), np.zeros(1, np.float32))
+
+
+@cuda.jit
+def scan_or_reduce(src: Any, out: Any) -> None:
+    x = src[cuda.threadIdx.x]
+    if cuda.threadIdx.x < 16:
+        out[cuda.threadIdx.x] = block.inclusive_sum(x)
+    else:
+        out[cuda.threadIdx.x] = block.sum(x)
+
+
+@pytest.mark.sim_only
+def test_threads_making_other_calls_are_refused() -> None:
+    with pytest.raises(RuntimeError, match=r"must make the same scan\.block calls"):
+        scan_or_reduce[1, 32](np.ones(32, np.int32), np.zeros(32, np.int32))
