@@ -1,0 +1,1078 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Per-row block reduce: the library's ``block.sum`` / ``block.reduce`` against CUB C++.
+
+One thread block per row walks its row tile by tile (``threads x items`` items
+a tile): a tile load, the block's reduction of the tile, the tile's result
+folded into a running value, the row's result written by thread 0. Three
+tasks, each over the shapes 16384 x 8192 (long rows: 16 tiles or more, no
+partial tile) and 262144 x 512 (short rows: one tile, partial for tiles of
+more than 512 items), rows x cols, 512 MiB of input each:
+
+``sum_f32``
+    float32 sum of standard-normal data. Checked against NumPy's float64 sum:
+    ``|out - ref| <= 1e-5 * sum(|x|)`` per row (the order of the adds is
+    CUB's tree, not NumPy's; the bound is about six times the worst case of
+    the trees here).
+``sum_i32``
+    int32 sum of data uniform over the whole int32 range, so the sums wrap
+    around; checked for exact equality with NumPy's int64 sum taken modulo
+    2**32.
+``max_f32``
+    float32 max of the standard-normal data of ``sum_f32``; checked for exact
+    equality with NumPy's max.
+
+Contenders, for every configuration (threads, items, load algorithm ``io``,
+reduce algorithm ``algo``), the same on both sides:
+
+``project``
+    The library, written as docs/reduce.md shows: ``block.load(row, base,
+    items, oob_default=<identity>, algorithm=io)`` and ``block.sum(items,
+    algorithm=algo)`` or ``block.reduce(items, "max", algorithm=algo)`` in a
+    loop stepped by ``block.tile_size(items)``, a plain ``@cuda.jit`` kernel
+    launched by numba-cuda. The library declares the launch's block size as
+    the kernel's launch bounds and puts CUB's barrier after each reduce
+    (``auto_sync=True``); the full-or-partial decision of a tile is the
+    load's, at run time.
+``cub_cpp``
+    Hand-written CUDA C++ (``bench/cub_reduce.cu``): ``cub::BlockLoad`` of the
+    full tiles unguarded in the loop and of the partial last tile, guarded
+    with the identity, once after it, ``cub::BlockReduce::Sum`` or
+    ``Reduce(items, cuda::maximum<>{})``, one ``__syncthreads()`` a tile,
+    ``__launch_bounds__``. Compiled with ``nvcc -O3 -std=c++17 -arch=sm_XY
+    -cubin`` (one nvcc job per threads x items, in parallel threads) and
+    launched with ``cuda.core`` on the legacy default stream, where
+    numba-cuda launches too.
+
+Configurations: threads x items in (128, 4), (256, 4), (256, 8), (512, 4)
+(``THREADS_ITEMS``; ``--threads-items`` picks others), the reduce algorithms
+``warp_reductions``, ``raking``, ``raking_commutative_only`` and the load
+algorithm ``vectorize`` (16-byte vector loads of each thread's items: what a
+reduce of 4-byte items wants; ``--io`` adds ``striped``, ``direct``,
+``warp_transpose``, ``transpose``).
+
+Building
+--------
+The project kernels go through ``scan.compile`` in a process pool first,
+which fills the library's on-disk cache; this process then compiles each at
+its first launch (its first check), from the cached providers. The nvcc units
+build at the same time, in threads.
+
+Timing
+------
+Per (task, shape) every contender is checked (its output poisoned, one
+launch, the whole output compared with NumPy on the host), launched
+``--warmup`` times, then timed in ``--reps`` rounds; each round launches every
+contender once, in an order rotated from round to round, with a CUDA event
+between consecutive launches on the legacy default stream. A one-thread
+kernel that spins on the GPU's global timer goes first in each round and
+holds the stream until the host has enqueued the whole round, so no interval
+includes host-side launch overhead (a round whose enqueueing outlasted the
+spin is discarded and the spin doubled). Each contender is checked again
+after its timed launches; ``ok=1`` only when both checks pass. The result is
+the median of a contender's intervals.
+
+Output
+------
+One ``RESULT`` record per contender (``_common.emit``) with ``bench=reduce``,
+``task``, ``dtype``, ``impl``, ``rows``, ``cols``, ``threads``, ``items``,
+``io``, ``algo``, ``config`` (``t<threads>_i<items>_<io>_<algo>``),
+``median_ms``, ``min_ms``, ``gbps`` (bytes read and written over the median),
+``ok``, ``reps``; the project's records also carry ``cub_median_ms``,
+``time_ratio`` (project time / CUB time, same configuration) and
+``speed_ratio`` (CUB time / project time; the target is ``>= 0.98``).
+``ERROR`` and ``MISMATCH`` records name what could not run or was wrong.
+A table per (task, shape) is printed at the end, and with ``--out DIR``
+written to ``DIR/reduce.md`` and ``DIR/reduce.csv``. bench/run_all.py runs
+this script as its ``reduce`` part. The exit status is 1 when a check fails
+or a contender cannot be set up.
+
+``python bench/reduce_bench.py --build-only`` compiles the CUB units with
+nvcc and the project kernels with ``scan.compile`` for sm_90 with no GPU and
+prints registers, shared and local memory of both (read from the cubins).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import csv
+import functools
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+import _common  # noqa: E402
+import numpy as np  # noqa: E402
+from numba import cuda  # noqa: E402
+
+CU_SOURCE = BENCH / "cub_reduce.cu"
+
+#: (rows, cols) of the full benchmark: 512 MiB of 4-byte items each
+SHAPES: tuple[tuple[int, int], ...] = ((16384, 8192), (262144, 512))
+#: (rows, cols) of ``--quick``: full tiles and a partial one; one or two tiles a row
+QUICK_SHAPES: tuple[tuple[int, int], ...] = ((64, 8708), (1024, 516))
+#: (threads, items) of the configurations
+THREADS_ITEMS: tuple[tuple[int, int], ...] = ((128, 4), (256, 4), (256, 8), (512, 4))
+#: the load algorithms both contenders can use (cub_reduce.cu's io:: structs)
+LOAD_ALGORITHMS: tuple[str, ...] = ("vectorize", "striped", "direct", "warp_transpose", "transpose")
+#: the load algorithms run unless ``--io`` says otherwise
+DEFAULT_IO: tuple[str, ...] = ("vectorize",)
+#: CUB's BlockReduce algorithms, as ``algorithm=`` names them
+REDUCE_ALGORITHMS: tuple[str, ...] = ("warp_reductions", "raking", "raking_commutative_only")
+#: the project must reach this fraction of CUB's speed in the same configuration
+SPEED_TARGET = 0.98
+#: float32 sums: ``|out - ref| <= SUM_TOLERANCE * sum(|x|)`` per row
+SUM_TOLERANCE = 1e-5
+#: seed of the input data
+SEED = 20260101
+#: longest spin of the kernel that holds the stream while a round is enqueued
+MAX_SPIN_S = 0.05
+
+
+@dataclass(frozen=True)
+class Task:
+    """One reduction: its name, operator and item type."""
+
+    name: str
+    op: str  # "sum" or "max"
+    dtype: str  # "float32" or "int32"
+
+    @property
+    def np_type(self) -> Any:
+        """The NumPy scalar type of the items."""
+        return np.dtype(self.dtype).type
+
+
+TASKS: dict[str, Task] = {
+    t.name: t
+    for t in (
+        Task("sum_f32", "sum", "float32"),
+        Task("sum_i32", "sum", "int32"),
+        Task("max_f32", "max", "float32"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    """One configuration, the same for the project and CUB C++."""
+
+    threads: int
+    items: int
+    io: str
+    algo: str
+
+    @property
+    def tile(self) -> int:
+        """Items per tile."""
+        return self.threads * self.items
+
+    @property
+    def label(self) -> str:
+        """``t<threads>_i<items>_<io>_<algo>``, the ``config`` of a record."""
+        return f"t{self.threads}_i{self.items}_{self.io}_{self.algo}"
+
+    def symbol(self, task: str) -> str:
+        """The CUB C++ kernel's name (``REDUCE_KERNEL`` in cub_reduce.cu)."""
+        return f"reduce_{task}_{self.label}"
+
+
+def configs(
+    quick: bool = False,
+    threads_items: Sequence[tuple[int, int]] | None = None,
+    ios: Sequence[str] | None = None,
+    algos: Sequence[str] | None = None,
+) -> tuple[Config, ...]:
+    """The configurations run (the same for the project and CUB C++)."""
+    if quick and threads_items is None and ios is None and algos is None:
+        return (
+            Config(128, 4, "vectorize", "warp_reductions"),
+            Config(256, 8, "vectorize", "raking"),
+            Config(512, 4, "vectorize", "raking_commutative_only"),
+        )
+    return tuple(
+        Config(threads, items, io, algo)
+        for threads, items in (threads_items or THREADS_ITEMS)
+        for io in (ios or DEFAULT_IO)
+        for algo in (algos or REDUCE_ALGORITHMS)
+    )
+
+
+# ---------------------------------------------------------------------------- the project's kernels
+
+
+def make_kernel(task: Task, cfg: Config) -> Any:
+    """``kernel[rows, cfg.threads](src, out)``: ``out[r]`` is the reduction of ``src[r]``.
+
+    ``src`` is a C-contiguous rows x cols array of the task's dtype, ``out`` a
+    rows-long array of it.
+    """
+    from scan import block
+
+    ITEMS, IO, ALGO = cfg.items, cfg.io, cfg.algo
+    T = task.np_type
+
+    if task.op == "sum":
+
+        @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
+        def row_sum(src: Any, out: Any) -> None:
+            row = src[cuda.blockIdx.x]
+            items = cuda.local.array(ITEMS, T)
+            running = T(0)
+            for base in range(0, row.shape[0], block.tile_size(items)):
+                block.load(row, base, items, oob_default=0, algorithm=IO)
+                running += block.sum(items, algorithm=ALGO)  # defined in thread 0
+            if cuda.threadIdx.x == 0:
+                out[cuda.blockIdx.x] = running
+
+        return row_sum
+
+    @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
+    def row_max(src: Any, out: Any) -> None:
+        row = src[cuda.blockIdx.x]
+        items = cuda.local.array(ITEMS, T)
+        running = T(-np.inf)
+        for base in range(0, row.shape[0], block.tile_size(items)):
+            block.load(row, base, items, oob_default=-np.inf, algorithm=IO)
+            tile = block.reduce(items, "max", algorithm=ALGO)  # defined in thread 0
+            running = tile if running < tile else running  # cuda::maximum's rule
+        if cuda.threadIdx.x == 0:
+            out[cuda.blockIdx.x] = running
+
+    return row_max
+
+
+@functools.cache
+def project_kernel(task: str, cfg: Config) -> Any:
+    """The (one per process) project dispatcher of a task and configuration."""
+    return make_kernel(TASKS[task], cfg)
+
+
+def project_signature(task: str) -> tuple[Any, ...]:
+    """The Numba argument types the project kernels are launched with."""
+    from numba import types
+
+    item = getattr(types, TASKS[task].dtype)
+    return (item[:, ::1], item[::1])
+
+
+def _compile_project_job(
+    task: str, cfg: tuple[int, int, str, str], cc: tuple[int, int], out_dir: str
+) -> dict[str, Any]:
+    """Worker process: ``scan.compile`` one project kernel (fills the on-disk cache)."""
+    import scan
+
+    config = Config(*cfg)
+    started = time.perf_counter()
+    cubin = scan.compile(
+        project_kernel(task, config), project_signature(task), cc=cc, block=config.threads
+    )
+    path = Path(out_dir) / f"project_{config.symbol(task)}.cubin"
+    path.write_bytes(bytes(cubin))  # type: ignore[arg-type]
+    return {"cubin": str(path), "seconds": time.perf_counter() - started}
+
+
+@dataclass
+class ProjectBuild:
+    """What the process pool did for one project kernel."""
+
+    ok: bool
+    message: str = ""
+    cubin: str = ""
+    seconds: float = 0.0
+
+
+def build_project(
+    cfgs: Sequence[Config], tasks: Sequence[str], build_dir: Path, cc: tuple[int, int]
+) -> dict[tuple[str, Config], ProjectBuild]:
+    """``scan.compile`` every project kernel in a process pool (spawned: no CUDA state)."""
+    out_dir = build_dir / "project"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    jobs = [(task, cfg) for task in tasks for cfg in cfgs]
+    workers = max(1, min(len(jobs), os.cpu_count() or 1))
+    results: dict[tuple[str, Config], ProjectBuild] = {}
+    started = time.perf_counter()
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = {
+            pool.submit(
+                _compile_project_job,
+                task,
+                (cfg.threads, cfg.items, cfg.io, cfg.algo),
+                cc,
+                str(out_dir),
+            ): (task, cfg)
+            for task, cfg in jobs
+        }
+        for future in concurrent.futures.as_completed(futures):
+            key = futures[future]
+            try:
+                done = future.result()
+            except Exception as exc:
+                message = f"{type(exc).__name__}: {exc}".replace("\n", " | ")[:600]
+                results[key] = ProjectBuild(False, message)
+                print(f"  project {key[1].symbol(key[0])}: FAILED {message}", flush=True)
+                continue
+            results[key] = ProjectBuild(True, "scan.compile ok", done["cubin"], done["seconds"])
+    failed = sum(1 for r in results.values() if not r.ok)
+    print(
+        f"reduce_bench: project: {len(jobs)} kernels via scan.compile (sm_{cc[0]}{cc[1]}) in "
+        f"{time.perf_counter() - started:.1f} s wall, {workers} processes; {failed} failed",
+        flush=True,
+    )
+    return results
+
+
+# ---------------------------------------------------------------------------- CUB C++ units
+
+
+@dataclass
+class CubUnit:
+    """One nvcc job: the kernels of one (threads, items)."""
+
+    threads: int
+    items: int
+    kernels: tuple[tuple[str, Config], ...]
+    cubin: Path
+    ok: bool = False
+    seconds: float = 0.0
+    message: str = ""
+    usage: dict[str, str] = field(default_factory=dict)
+
+
+def _cub_units(cfgs: Sequence[Config], tasks: Sequence[str], build_dir: Path) -> list[CubUnit]:
+    units: dict[tuple[int, int], list[tuple[str, Config]]] = {}
+    for cfg in cfgs:
+        for task in tasks:
+            units.setdefault((cfg.threads, cfg.items), []).append((task, cfg))
+    return [
+        CubUnit(t, i, tuple(kernels), build_dir / f"cub_reduce_t{t}_i{i}.cubin")
+        for (t, i), kernels in units.items()
+    ]
+
+
+def _build_cub_unit(unit: CubUnit, nvcc: str, cc: tuple[int, int]) -> CubUnit:
+    """Compile one unit; skipped when its cubin is newer than its inputs, same command."""
+    from records_bench import _nvcc_argv, _ptxas_usage
+
+    started = time.perf_counter()
+    source = unit.cubin.with_suffix(".cu")
+    lines = [
+        "// generated by bench/reduce_bench.py: the kernels of one nvcc job",
+        "#define REDUCE_GENERATED_INSTANCES",
+        f'#include "{CU_SOURCE}"',
+        *(
+            f"REDUCE_KERNEL({task}, {c.threads}, {c.items}, {c.io}, {c.algo})"
+            for task, c in unit.kernels
+        ),
+    ]
+    text = "\n".join(lines) + "\n"
+    if not source.exists() or source.read_text() != text:
+        source.write_text(text)
+    argv = _nvcc_argv(nvcc, cc, source, unit.cubin)
+    stamp = unit.cubin.with_suffix(".cmd")
+    log = unit.cubin.with_suffix(".log")
+    fresh = (
+        unit.cubin.exists()
+        and stamp.exists()
+        and stamp.read_text() == " ".join(argv)
+        and unit.cubin.stat().st_mtime >= max(CU_SOURCE.stat().st_mtime, source.stat().st_mtime)
+    )
+    if fresh:
+        unit.ok, unit.message = True, "up to date"
+        unit.usage = _ptxas_usage(log.read_text()) if log.exists() else {}
+        return unit
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=900, check=False)
+        log.write_text(" ".join(argv) + "\n" + proc.stdout + proc.stderr)
+        unit.ok = proc.returncode == 0 and unit.cubin.exists()
+        unit.message = "built" if unit.ok else f"nvcc rc={proc.returncode}: {proc.stderr[-800:]}"
+        unit.usage = _ptxas_usage(proc.stdout + proc.stderr)
+        if unit.ok:
+            stamp.write_text(" ".join(argv))
+    except Exception as exc:
+        unit.ok, unit.message = False, f"{type(exc).__name__}: {exc}"
+    unit.seconds = time.perf_counter() - started
+    return unit
+
+
+def build_cub(
+    cfgs: Sequence[Config], tasks: Sequence[str], build_dir: Path, cc: tuple[int, int]
+) -> list[CubUnit]:
+    """Compile every CUB unit, in parallel threads; print the wall time."""
+    from run_all import find_tool
+
+    build_dir.mkdir(parents=True, exist_ok=True)
+    units = _cub_units(cfgs, tasks, build_dir)
+    nvcc = find_tool("nvcc")
+    if nvcc is None:
+        for unit in units:
+            unit.message = "nvcc not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin"
+        print("reduce_bench: cub_cpp: nvcc not found; no CUB contenders", flush=True)
+        return units
+    started = time.perf_counter()
+    workers = max(1, min(len(units), os.cpu_count() or 1))
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        list(pool.map(lambda u: _build_cub_unit(u, nvcc, cc), units))
+    failed = [u for u in units if not u.ok]
+    print(
+        f"reduce_bench: cub_cpp: {len(units)} nvcc units (sm_{cc[0]}{cc[1]}) in "
+        f"{time.perf_counter() - started:.1f} s wall, {workers} at a time; {len(failed)} failed",
+        flush=True,
+    )
+    for unit in units:
+        state = "ok" if unit.ok else "FAILED"
+        print(f"  {unit.cubin.name}: {state} {unit.seconds:.1f} s {unit.message[:300]}", flush=True)
+    return units
+
+
+# ---------------------------------------------------------------------------- data and checks
+
+
+@dataclass
+class Data:
+    """One (dtype, shape): the input on the device and the host references of its tasks."""
+
+    dtype: str
+    rows: int
+    cols: int
+    src: Any  # device rows x cols
+    refs: dict[str, Any]  # task -> reference (float64 for float sums)
+    sum_abs: Any = None  # float32 data: float64 sum of |x| per row
+
+    @classmethod
+    def make(cls, dtype: str, rows: int, cols: int, tasks: Sequence[Task]) -> Data:
+        """Random input (seeded by dtype and shape), copied to the device; NumPy references."""
+        seed = [SEED, rows, cols, 0 if dtype == "float32" else 1]
+        rng = np.random.default_rng(seed)
+        if dtype == "float32":
+            host = rng.standard_normal((rows, cols), dtype=np.float32)
+        else:
+            info = np.iinfo(np.int32)
+            host = rng.integers(info.min, info.max, (rows, cols), dtype=np.int32, endpoint=True)
+        refs: dict[str, Any] = {}
+        sum_abs = None
+        for task in tasks:
+            if task.op == "max":
+                refs[task.name] = host.max(axis=1)
+            elif dtype == "float32":
+                refs[task.name] = host.sum(axis=1, dtype=np.float64)
+                sum_abs = np.abs(host).sum(axis=1, dtype=np.float64)
+            else:  # int32: the exact sum, modulo 2**32 as the int32 adds wrap around
+                refs[task.name] = host.sum(axis=1, dtype=np.int64).astype(np.int32)
+        return cls(dtype, rows, cols, cuda.to_device(host), refs, sum_abs)
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per item."""
+        return int(np.dtype(self.dtype).itemsize)
+
+    @property
+    def bytes(self) -> int:
+        """Bytes read and written by one launch."""
+        return self.itemsize * self.rows * (self.cols + 1)
+
+    def bad_rows(self, task: Task, got: Any) -> int:
+        """Rows of ``got`` that fail the task's check."""
+        ref = self.refs[task.name]
+        if task.op == "sum" and self.dtype == "float32":
+            err = np.abs(got.astype(np.float64) - ref)
+            ok = err <= SUM_TOLERANCE * self.sum_abs  # NaN fails
+        else:
+            ok = got == ref  # max: exact; int32 sum: exact, wrapped
+        return int(np.count_nonzero(~ok))
+
+    def poison(self, task: Task) -> Any:
+        """An output no correct kernel leaves: NaN, or the complement of every int32 result."""
+        if self.dtype == "float32":
+            return np.full(self.rows, np.nan, np.float32)
+        return np.invert(self.refs[task.name])
+
+
+@dataclass
+class Group:
+    """The contenders of one (task, shape): they share the input and the output."""
+
+    task: Task
+    data: Data
+    out: Any  # device, rows
+    entries: list[Entry] = field(default_factory=list)
+
+
+@dataclass
+class Entry:
+    """One contender and what it measured."""
+
+    impl: str  # "project" or "cub_cpp"
+    cfg: Config
+    launch: Callable[[], None]
+    ok: bool = False
+    times: list[float] = field(default_factory=list)
+
+    @property
+    def median_ms(self) -> float:
+        """Median of the timed intervals (NaN without any)."""
+        return _common.median(self.times) if self.times else float("nan")
+
+
+def _label(group: Group, impl: str, cfg: Config) -> dict[str, object]:
+    return {
+        "bench": "reduce",
+        "task": group.task.name,
+        "dtype": group.task.dtype,
+        "impl": impl,
+        "rows": group.data.rows,
+        "cols": group.data.cols,
+        "threads": cfg.threads,
+        "items": cfg.items,
+        "io": cfg.io,
+        "algo": cfg.algo,
+        "config": cfg.label,
+    }
+
+
+def check(group: Group, entry: Entry, stage: str) -> bool:
+    """Poison the output, launch once, compare every row with NumPy; False (with a record)."""
+    label = _label(group, entry.impl, entry.cfg)
+    try:
+        group.out.copy_to_device(group.data.poison(group.task))
+        entry.launch()
+        cuda.synchronize()
+        got = group.out.copy_to_host()
+        bad = group.data.bad_rows(group.task, got)
+    except Exception as exc:
+        _common.emit_error(exc, **label, stage=stage)
+        return False
+    if bad:
+        _common.emit("MISMATCH", **label, stage=stage, bad_rows=bad, of=group.data.rows)
+    return bad == 0
+
+
+# ---------------------------------------------------------------------------- launching
+
+
+def _simulated() -> bool:
+    from numba.core import config
+
+    return bool(config.ENABLE_CUDASIM)
+
+
+def _target_cc() -> tuple[int, int]:
+    cc = cuda.get_current_device().compute_capability
+    return (int(cc[0]), int(cc[1]))
+
+
+def make_project_launch(kernel: Any, group: Group, threads: int) -> Callable[[], None]:
+    """``launch()`` of a project kernel (Numba's default stream: the legacy one)."""
+    configured = kernel[group.data.rows, threads]
+    src, out = group.data.src, group.out
+
+    def launch() -> None:
+        configured(src, out)
+
+    return launch
+
+
+def make_cub_launch(group: Group, cubin: Path, symbol: str, threads: int) -> Callable[[], None]:
+    """``launch()`` of one CUB C++ kernel via cuda.core on the legacy default stream."""
+    from records_bench import _cub_runtime, _device_pointer
+
+    core, stream = _cub_runtime()
+    kernel = _load_cubin(cubin).get_kernel(symbol)
+    config = core.LaunchConfig(grid=group.data.rows, block=threads)
+    args = (
+        np.uint64(_device_pointer(group.data.src)),
+        np.uint64(_device_pointer(group.out)),
+        np.int32(group.data.cols),
+    )
+    launch_fn = core.launch
+
+    def launch() -> None:
+        launch_fn(stream, config, kernel, *args)
+
+    return launch
+
+
+@functools.cache
+def _load_cubin(cubin: Path) -> Any:
+    from records_bench import _cub_runtime
+
+    core, _ = _cub_runtime()
+    return core.ObjectCode.from_cubin(cubin.read_bytes())
+
+
+SPIN_SOURCE = r"""
+extern "C" __global__ void reduce_bench_spin(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+"""
+
+
+class Spinner:
+    """A one-thread kernel that keeps the legacy default stream busy for ``ns`` nanoseconds.
+
+    Compiled with NVRTC through cuda.core (no nvcc needed) and launched on the
+    stream the contenders use, so the launches enqueued behind it start back to
+    back when it ends.
+    """
+
+    def __init__(self, cc: tuple[int, int]) -> None:
+        from records_bench import _cub_runtime
+
+        core, self.stream = _cub_runtime()
+        options = core.ProgramOptions(arch=f"sm_{cc[0]}{cc[1]}")
+        code = core.Program(SPIN_SOURCE, "c++", options).compile("cubin")
+        self.kernel = code.get_kernel("reduce_bench_spin")
+        self.config = core.LaunchConfig(grid=1, block=1)
+        self.launch_fn = core.launch
+
+    def __call__(self, ns: int) -> None:
+        self.launch_fn(self.stream, self.config, self.kernel, np.uint64(ns))
+
+
+def _rotate(items: list[Entry], r: int) -> list[Entry]:
+    if not items:
+        return items
+    k = r % len(items)
+    return items[k:] + items[:k]
+
+
+def time_group(group: Group, spin: Spinner, reps: int, warmup: int) -> int:
+    """Time the group's live contenders in interleaved rounds; return the rounds discarded."""
+    live = [e for e in group.entries if e.ok]
+
+    def drop(entry: Entry, exc: BaseException, stage: str) -> None:
+        _common.emit_error(exc, **_label(group, entry.impl, entry.cfg), stage=stage)
+        entry.ok = False
+        live.remove(entry)
+
+    enqueue_s = 0.0
+    for _ in range(max(1, warmup)):
+        started = time.perf_counter()
+        for entry in list(live):
+            try:
+                entry.launch()
+            except Exception as exc:
+                drop(entry, exc, "warmup")
+        enqueue_s = max(enqueue_s, time.perf_counter() - started)
+        cuda.synchronize()
+    spin_s = min(MAX_SPIN_S, max(1e-4, 3.0 * enqueue_s))
+    discarded = 0
+    done = 0
+    for r in range(4 * reps):
+        if done == reps or not live:
+            break
+        order = _rotate(live, r)
+        events = [cuda.event() for _ in range(len(order) + 1)]
+        launched: list[Entry | None] = []
+        spin(int(spin_s * 1e9))
+        started = time.perf_counter()
+        events[0].record()
+        for k, entry in enumerate(order):
+            try:
+                entry.launch()
+                launched.append(entry)
+            except Exception as exc:
+                drop(entry, exc, "timing")
+                launched.append(None)
+            events[k + 1].record()
+        enqueued = time.perf_counter() - started
+        events[-1].synchronize()
+        if enqueued > 0.8 * spin_s and spin_s < MAX_SPIN_S:
+            # the device may have waited for the host inside the round: not a clean sample
+            discarded += 1
+            spin_s = min(MAX_SPIN_S, 2.0 * spin_s)
+            continue
+        for k, launched_entry in enumerate(launched):
+            if launched_entry is not None:
+                launched_entry.times.append(float(events[k].elapsed_time(events[k + 1])))
+        done += 1
+    return discarded
+
+
+# ---------------------------------------------------------------------------- the run
+
+#: contenders that could not be set up (also printed as ERROR records); main() exits 1 on any
+SETUP_ERRORS: list[str] = []
+
+
+def _setup_group(
+    group: Group,
+    cfgs: Sequence[Config],
+    cubins: dict[tuple[str, Config], CubUnit],
+) -> None:
+    task = group.task.name
+    for cfg in cfgs:
+        try:
+            kernel = project_kernel(task, cfg)
+            group.entries.append(
+                Entry("project", cfg, make_project_launch(kernel, group, cfg.threads))
+            )
+        except Exception as exc:
+            _common.emit_error(exc, **_label(group, "project", cfg), stage="setup")
+            SETUP_ERRORS.append(f"project {cfg.symbol(task)}: {type(exc).__name__}: {exc}")
+        unit = cubins.get((task, cfg))
+        if unit is None or not unit.ok:
+            message = unit.message[:300] if unit else "no unit"
+            _common.emit("ERROR", **_label(group, "cub_cpp", cfg), stage="build", msg=message)
+            SETUP_ERRORS.append(f"cub_cpp {cfg.symbol(task)}: build: {message}")
+            continue
+        try:
+            launch = make_cub_launch(group, unit.cubin, cfg.symbol(task), cfg.threads)
+        except Exception as exc:
+            _common.emit_error(exc, **_label(group, "cub_cpp", cfg), stage="load")
+            SETUP_ERRORS.append(f"cub_cpp {cfg.symbol(task)}: load: {type(exc).__name__}: {exc}")
+            continue
+        group.entries.append(Entry("cub_cpp", cfg, launch))
+
+
+def run_group(group: Group, spin: Spinner, reps: int, warmup: int) -> None:
+    """Check, time and check again every contender of ``group``; emit one record each."""
+    data = group.data
+    print(
+        f"reduce_bench: {group.task.name} {data.rows}x{data.cols}: {len(group.entries)} contenders",
+        flush=True,
+    )
+    for entry in group.entries:
+        entry.ok = check(group, entry, "check before timing")
+    discarded = time_group(group, spin, reps, warmup)
+    if discarded:
+        print(f"reduce_bench: {discarded} rounds discarded (host slower than the spin)")
+    for entry in group.entries:
+        if entry.ok:
+            entry.ok = check(group, entry, "check after timing")
+    cub = {e.cfg: e for e in group.entries if e.impl == "cub_cpp"}
+    for entry in group.entries:
+        ms = entry.median_ms
+        fields: dict[str, object] = {
+            **_label(group, entry.impl, entry.cfg),
+            "median_ms": ms,
+            "min_ms": min(entry.times) if entry.times else float("nan"),
+            "gbps": data.bytes / (ms * 1e-3) / 1e9 if ms > 0 else float("nan"),
+            "ok": entry.ok,
+            "reps": len(entry.times),
+        }
+        rival = cub.get(entry.cfg)
+        if entry.impl == "project" and rival is not None:
+            both = entry.ok and rival.ok  # no ratio of a wrong result
+            fields["cub_median_ms"] = rival.median_ms
+            fields["time_ratio"] = ms / rival.median_ms if both else float("nan")
+            fields["speed_ratio"] = rival.median_ms / ms if both else float("nan")
+        _common.emit("RESULT", **fields)
+
+
+def run(
+    tasks: Sequence[str],
+    shapes: Sequence[tuple[int, int]],
+    cfgs: Sequence[Config],
+    build_dir: Path,
+    reps: int,
+    warmup: int,
+) -> list[Group]:
+    """Build everything, then measure every (task, shape); return the groups."""
+    cc = _target_cc()
+    build_dir.mkdir(parents=True, exist_ok=True)
+    # the nvcc units run in threads while the project kernels compile in processes
+    with concurrent.futures.ThreadPoolExecutor(1) as background:
+        cub_future = background.submit(build_cub, cfgs, tasks, build_dir, cc)
+        try:
+            builds = build_project(cfgs, tasks, build_dir, cc)
+        except Exception as exc:
+            _common.emit_error(exc, bench="reduce", impl="project", stage="scan.compile pool")
+            builds = {}
+        try:
+            units = cub_future.result()
+        except Exception as exc:
+            _common.emit_error(exc, bench="reduce", impl="cub_cpp", stage="nvcc")
+            SETUP_ERRORS.append(f"cub_cpp: nvcc stage: {type(exc).__name__}: {exc}")
+            units = []
+    for (task, cfg), built in builds.items():
+        if not built.ok:
+            SETUP_ERRORS.append(f"project {cfg.symbol(task)}: scan.compile: {built.message}")
+    cubins = {(task, cfg): u for u in units for task, cfg in u.kernels}
+    spin = Spinner(cc)
+
+    groups: list[Group] = []
+    for rows, cols in shapes:
+        for dtype in dict.fromkeys(TASKS[t].dtype for t in tasks):
+            mine = [TASKS[t] for t in tasks if TASKS[t].dtype == dtype]
+            started = time.perf_counter()
+            data = Data.make(dtype, rows, cols, mine)
+            print(
+                f"reduce_bench: {dtype} {rows}x{cols}: data and references in "
+                f"{time.perf_counter() - started:.1f} s",
+                flush=True,
+            )
+            for task in mine:
+                group = Group(task, data, cuda.device_array(rows, task.np_type))
+                _setup_group(group, cfgs, cubins)
+                run_group(group, spin, reps, warmup)
+                groups.append(group)
+                group.out = None
+            data.src = None  # frees the device copy before the next shape
+    return groups
+
+
+# ---------------------------------------------------------------------------- reports
+
+
+def _fmt(value: float, digits: int = 3) -> str:
+    return "-" if value != value else f"{value:.{digits}f}"
+
+
+def report_lines(groups: Sequence[Group]) -> list[str]:
+    """Markdown tables: per (task, shape), every configuration side by side."""
+    lines = [
+        "# Block reduce: the library against CUB C++ BlockReduce",
+        "",
+        "Median of the timed launches (CUDA events), same configuration on both sides.",
+        "time ratio = project ms / CUB ms; speed = CUB ms / project ms "
+        f"(target >= {SPEED_TARGET}).",
+        "",
+    ]
+    worst: list[tuple[float, str]] = []
+    for group in groups:
+        d = group.data
+        lines += [f"## {group.task.name} ({group.task.dtype}), {d.rows} x {d.cols}", ""]
+        lines += [
+            "| threads x items | io | algo | CUB ms | project ms | time ratio | speed | "
+            f">= {SPEED_TARGET} |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        by_cfg: dict[Config, dict[str, Entry]] = {}
+        for e in group.entries:
+            by_cfg.setdefault(e.cfg, {})[e.impl] = e
+        for cfg, pair in by_cfg.items():
+            p, c = pair.get("project"), pair.get("cub_cpp")
+            p_ms = p.median_ms if p and p.ok else float("nan")
+            c_ms = c.median_ms if c and c.ok else float("nan")
+            speed = c_ms / p_ms
+            verdict = "-" if speed != speed else ("PASS" if speed >= SPEED_TARGET else "FAIL")
+            if p and not p.ok:
+                verdict = "project WRONG"
+            elif c and not c.ok:
+                verdict = "CUB WRONG"
+            if speed == speed:
+                worst.append((speed, f"{group.task.name} {d.rows}x{d.cols} {cfg.label}"))
+            lines.append(
+                f"| {cfg.threads} x {cfg.items} | {cfg.io} | {cfg.algo} | {_fmt(c_ms, 4)} | "
+                f"{_fmt(p_ms, 4)} | {_fmt(p_ms / c_ms)} | {_fmt(speed)} | {verdict} |"
+            )
+        best = {
+            impl: min(
+                (e for e in group.entries if e.impl == impl and e.ok and e.times),
+                key=lambda e: e.median_ms,
+                default=None,
+            )
+            for impl in ("project", "cub_cpp")
+        }
+        bp, bc = best["project"], best["cub_cpp"]
+        if bp and bc:
+            lines += [
+                "",
+                f"- best project {bp.cfg.label} {bp.median_ms:.4f} ms, best CUB {bc.cfg.label} "
+                f"{bc.median_ms:.4f} ms: speed {bc.median_ms / bp.median_ms:.3f}",
+            ]
+        lines.append("")
+    if worst:
+        speed, name = min(worst)
+        below = sum(1 for s, _ in worst if s < SPEED_TARGET)
+        lines.append(
+            f"Worst speed ratio {speed:.3f} ({name}); {below} of {len(worst)} configurations "
+            f"below {SPEED_TARGET}."
+        )
+    return lines
+
+
+def write_csv(groups: Sequence[Group], path: Path) -> None:
+    """One row per contender."""
+    with path.open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(
+            [
+                *("task", "dtype", "rows", "cols", "impl", "threads", "items", "io", "algo"),
+                *("median_ms", "min_ms", "ok", "reps", "time_ratio", "speed_ratio"),
+            ]
+        )
+        for group in groups:
+            cub = {e.cfg: e for e in group.entries if e.impl == "cub_cpp"}
+            for e in group.entries:
+                rival = cub.get(e.cfg) if e.impl == "project" else None
+                both = rival is not None and rival.ok and e.ok
+                ratio = e.median_ms / rival.median_ms if rival and both else float("nan")
+                writer.writerow(
+                    [
+                        *(group.task.name, group.task.dtype, group.data.rows, group.data.cols),
+                        *(e.impl, e.cfg.threads, e.cfg.items, e.cfg.io, e.cfg.algo),
+                        f"{e.median_ms:.5f}",
+                        f"{min(e.times):.5f}" if e.times else "nan",
+                        int(e.ok),
+                        len(e.times),
+                        _fmt(ratio, 4),
+                        _fmt(1.0 / ratio, 4),
+                    ]
+                )
+
+
+# ---------------------------------------------------------------------------- build only
+
+
+def build_only(
+    cfgs: Sequence[Config], tasks: Sequence[str], build_dir: Path, cc: tuple[int, int]
+) -> int:
+    """Compile the CUB units and the project kernels without a GPU; print their resources."""
+    from resource_usage import SM90_RESERVED_SHARED, cubin_usage, only_kernel
+
+    started = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(1) as background:
+        cub_future = background.submit(build_cub, cfgs, tasks, build_dir, cc)
+        project = build_project(cfgs, tasks, build_dir, cc)
+        units = cub_future.result()
+    cub_usage = {}
+    for unit in units:
+        if unit.ok:
+            cub_usage.update(cubin_usage(unit.cubin.read_bytes()))
+
+    def text(u: Any) -> str:
+        if u is None:
+            return "-"
+        return f"regs={u.regs} smem={max(0, u.shared - SM90_RESERVED_SHARED)} local={u.local}"
+
+    print("registers, own shared memory (bytes), local memory (bytes a thread):")
+    for task in tasks:
+        for cfg in cfgs:
+            built = project.get((task, cfg))
+            mine = only_kernel(Path(built.cubin).read_bytes()) if built and built.ok else None
+            symbol = cfg.symbol(task)
+            print(f"  {symbol}: project {text(mine)} | cub_cpp {text(cub_usage.get(symbol))}")
+    failed = sum(not u.ok for u in units) + sum(not p.ok for p in project.values())
+    print(
+        f"reduce_bench: build-only done in {time.perf_counter() - started:.1f} s wall; "
+        f"{failed} failures",
+        flush=True,
+    )
+    return 1 if failed else 0
+
+
+# ---------------------------------------------------------------------------- command line
+
+
+def _threads_items(text: str) -> tuple[int, int]:
+    try:
+        return _common.parse_shape(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"expected THREADSxITEMS such as 256x4, got {text!r}"
+        ) from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point; returns the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="small shapes, three configurations")
+    parser.add_argument(
+        "--shape",
+        dest="shapes",
+        action="append",
+        type=_common.parse_shape,
+        metavar="ROWSxCOLS",
+        help="shape to run (repeatable); default: "
+        + ", ".join(f"{r}x{c}" for r, c in SHAPES)
+        + " (--quick: "
+        + ", ".join(f"{r}x{c}" for r, c in QUICK_SHAPES)
+        + ")",
+    )
+    parser.add_argument("--task", dest="tasks", action="append", choices=list(TASKS))
+    parser.add_argument(
+        "--threads-items",
+        dest="threads_items",
+        action="append",
+        type=_threads_items,
+        metavar="THREADSxITEMS",
+        help="block size and items per thread (repeatable); default: "
+        + ", ".join(f"{t}x{i}" for t, i in THREADS_ITEMS),
+    )
+    parser.add_argument(
+        "--io",
+        dest="ios",
+        action="append",
+        choices=LOAD_ALGORITHMS,
+        help=f"load algorithm (repeatable); default: {', '.join(DEFAULT_IO)}",
+    )
+    parser.add_argument(
+        "--algo",
+        dest="algos",
+        action="append",
+        choices=REDUCE_ALGORITHMS,
+        help="reduce algorithm (repeatable); default: all three",
+    )
+    parser.add_argument("--reps", type=int, default=30, help="timed rounds per (task, shape)")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed rounds first")
+    parser.add_argument("--out", type=Path, help="also write reduce.md and reduce.csv here")
+    parser.add_argument("--build-dir", type=Path, help="where cubins go (default: a temp folder)")
+    parser.add_argument(
+        "--build-only", action="store_true", help="compile for sm_90 only (no GPU needed)"
+    )
+    args = parser.parse_args(argv)
+    if args.reps < 1 or args.warmup < 0:
+        parser.error(f"--reps must be >= 1 and --warmup >= 0, got {args.reps}, {args.warmup}")
+    if args.quick:
+        args.reps = min(args.reps, 5)
+        args.warmup = min(args.warmup, 1)
+
+    tasks = args.tasks or list(TASKS)
+    cfgs = configs(args.quick, args.threads_items, args.ios, args.algos)
+    shapes = args.shapes or list(QUICK_SHAPES if args.quick else SHAPES)
+    build_dir = args.build_dir or Path(tempfile.mkdtemp(prefix="reduce-bench-"))
+    if args.build_only:
+        return build_only(cfgs, tasks, build_dir, (9, 0))
+    if _simulated():
+        print("reduce_bench: needs a GPU (not the simulator): the CUB contenders run on it")
+        return 1
+
+    warnings.filterwarnings("ignore", message=".*[Gg]rid size.*")
+    warnings.filterwarnings("ignore", category=Warning, module=r"numba\..*")
+    try:
+        name = cuda.get_current_device().name
+        _common.emit("DEVICE", name=name.decode() if isinstance(name, bytes) else name)
+        groups = run(tasks, shapes, cfgs, build_dir, args.reps, args.warmup)
+    except Exception:
+        traceback.print_exc()
+        return 1
+    lines = report_lines(groups)
+    print("\n".join(lines), flush=True)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "reduce.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_csv(groups, args.out / "reduce.csv")
+    entries = [e for g in groups for e in g.entries]
+    failed = [e for e in entries if not e.ok]
+    print(
+        f"reduce_bench: {len(entries)} contenders, {len(failed)} failed, "
+        f"{len(SETUP_ERRORS)} could not be set up",
+        flush=True,
+    )
+    for line in SETUP_ERRORS:
+        print(f"  not set up: {line[:300]}", flush=True)
+    return 1 if failed or SETUP_ERRORS or not entries else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
