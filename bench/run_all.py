@@ -7,6 +7,8 @@ does not cost the others), in priority order:
 ``project_int32``   the project's kernels, int32 (``rowscan.py``), with SASS
 ``cub``             the hand-written CUDA C++ / CUB kernel (built here with nvcc,
                     in the background while the first part runs)
+``reduce``          block reduce (``block.sum`` / ``block.reduce``) against CUB C++
+                    ``BlockReduce`` in the same configurations (``reduce_bench.py``)
 ``triton``          the Triton kernel (``triton_rowscan.py``)
 ``peers``           copy, torch.cumsum, cupy.cumsum (``peers.py --which basic``)
 ``first_launch``    time to first launch, cold and warm cache (``rowscan.py --first-launch``)
@@ -53,10 +55,13 @@ SPEED_TARGET = 0.97
 CALLBACK_TARGET = 1.02
 #: warm first launch / plain Numba first launch must stay at or below this
 FIRST_LAUNCH_TARGET = 1.2
+#: block reduce: CUB time / project time in the same configuration must reach this
+REDUCE_TARGET = 0.98
 
 PART_NAMES = (
     "project_int32",
     "cub",
+    "reduce",
     "triton",
     "peers",
     "first_launch",
@@ -82,6 +87,8 @@ class Report:
     """Everything collected so far."""
 
     records: list[dict[str, str]] = field(default_factory=list)
+    #: the block-reduce part's RESULT records (``bench=reduce``), kept apart from the scans'
+    reduce: list[dict[str, str]] = field(default_factory=list)
     parts: list[PartOutcome] = field(default_factory=list)
     project_sass: str = ""
     cub_sass_text: str = ""
@@ -307,6 +314,9 @@ def write_csv(report: Report, path: Path) -> None:
         "vs_best_cub_triton",
         "vs_copy",
         "first_launch_s",
+        "bench",
+        "task",
+        "speed_vs_cub_same_config",
     ]
     with path.open("w", newline="") as fh:
         writer = csv.writer(fh)
@@ -314,7 +324,17 @@ def write_csv(report: Report, path: Path) -> None:
         for r in _timing_records(report):
             row = [r.get(c, "") for c in columns[:11]]
             row += [_fmt(base.ratio(r, w), 4) for w in ("cub", "ref", "copy")]
-            row.append(r.get("first_launch_s", ""))
+            row += [r.get("first_launch_s", ""), "rowscan", "", ""]
+            writer.writerow(row)
+        # block reduce: vs_best_cub against the fastest correct CUB configuration of the
+        # same task and shape; the same configuration's ratio in the last column
+        best_cub = _reduce_best(report, "cub_cpp")
+        for r in report.reduce:
+            best = best_cub.get(_reduce_key(r))
+            vs_best = _f(r, "gbps") / _f(best, "gbps") if best else float("nan")
+            row = [r.get(c, "") for c in columns[:11]]
+            row += [_fmt(vs_best, 4), "", "", "", "reduce", r.get("task", "")]
+            row.append(_fmt(_f(r, "speed_ratio"), 4) if r.get("impl") == "project" else "")
             writer.writerow(row)
 
 
@@ -412,6 +432,84 @@ def _same_config_rows(report: Report) -> list[list[object]]:
             ]
         )
     return rows
+
+
+def _reduce_key(r: dict[str, str]) -> tuple[str, str]:
+    return r.get("task", "?"), _shape(r)
+
+
+def _reduce_best(report: Report, impl: str) -> dict[tuple[str, str], dict[str, str]]:
+    """Fastest correct block-reduce record of ``impl`` per (task, shape)."""
+    best: dict[tuple[str, str], dict[str, str]] = {}
+    for r in report.reduce:
+        if r.get("impl") != impl or not _ok(r):
+            continue
+        key = _reduce_key(r)
+        if key not in best or _f(r, "median_ms") < _f(best[key], "median_ms"):
+            best[key] = r
+    return best
+
+
+def _reduce_rows(report: Report) -> list[list[object]]:
+    """One row per block-reduce configuration: CUB and the project side by side."""
+    cub = {
+        (*_reduce_key(r), r.get("config")): r for r in report.reduce if r.get("impl") == "cub_cpp"
+    }
+    rows: list[list[object]] = []
+    for r in report.reduce:
+        if r.get("impl") != "project":
+            continue
+        c = cub.get((*_reduce_key(r), r.get("config")))
+        speed = _f(r, "speed_ratio")
+        if not _ok(r) or (c is not None and not _ok(c)):
+            verdict = "WRONG"
+        else:
+            verdict = "-" if speed != speed else ("PASS" if speed >= REDUCE_TARGET else "FAIL")
+        rows.append(
+            [
+                r.get("task", "?"),
+                r.get("dtype", "?"),
+                _shape(r),
+                f"{r.get('threads', '?')} x {r.get('items', '?')}",
+                r.get("io", "?"),
+                r.get("algo", "?"),
+                _fmt(_f(c, "median_ms"), 4) if c else "-",
+                _fmt(_f(r, "median_ms"), 4),
+                _fmt(_f(r, "time_ratio")),
+                _fmt(speed),
+                verdict,
+            ]
+        )
+    return rows
+
+
+def _reduce_notes(report: Report) -> list[str]:
+    """Per (task, shape): the fastest of each side; then the worst same-configuration ratio."""
+    notes: list[str] = []
+    project, cub = _reduce_best(report, "project"), _reduce_best(report, "cub_cpp")
+    for key in sorted(set(project) | set(cub)):
+        p, c = project.get(key), cub.get(key)
+        ratio = _f(c, "median_ms") / _f(p, "median_ms") if p and c else float("nan")
+        notes.append(
+            f"- reduce {key[0]} {key[1]}: best project "
+            + (f"{_fmt(_f(p, 'median_ms'), 4)} ms ({p.get('config')})" if p else "-")
+            + " | best CUB "
+            + (f"{_fmt(_f(c, 'median_ms'), 4)} ms ({c.get('config')})" if c else "-")
+            + f" | speed {_fmt(ratio)}"
+        )
+    speeds = [
+        (_f(r, "speed_ratio"), f"{r.get('task')} {_shape(r)} {r.get('config')}")
+        for r in report.reduce
+        if r.get("impl") == "project" and _f(r, "speed_ratio") == _f(r, "speed_ratio")
+    ]
+    if speeds:
+        worst, name = min(speeds)
+        below = sum(1 for s, _ in speeds if s < REDUCE_TARGET)
+        notes.append(
+            f"- reduce, same configuration: worst speed {worst:.3f} ({name}); {below} of "
+            f"{len(speeds)} below {REDUCE_TARGET}"
+        )
+    return notes
 
 
 def _first_launch_summary(report: Report) -> tuple[list[list[object]], list[str]]:
@@ -521,6 +619,12 @@ def _problems(report: Report) -> list[str]:
             lines.append(f"- {r['tag']}: {detail[:500]}")
         elif r["tag"] == "RESULT" and not _ok(r):
             lines.append(f"- wrong result: {_impl_label(r)} {r['dtype']} {_shape(r)} {r['config']}")
+    for r in report.reduce:
+        if not _ok(r):
+            lines.append(
+                f"- wrong result: reduce {r.get('impl')} {r.get('task')} {_shape(r)} "
+                f"{r.get('config')}"
+            )
     return lines
 
 
@@ -561,6 +665,32 @@ def write_markdown(report: Report, path: Path) -> list[str]:
         ["shape", "dtype", "config", "state", "CUB C++ GB/s", "project GB/s", "ratio"],
         _same_config_rows(report),
     )
+    out += [
+        "",
+        "## Block reduce: project vs CUB C++ BlockReduce (same configuration)",
+        "",
+        "`bench/reduce_bench.py`: one block per row, a tile load and a block reduce a tile; "
+        "median ms of interleaved launches; speed = CUB ms / project ms, target >= "
+        f"{REDUCE_TARGET}.",
+        "",
+    ]
+    out += _md_table(
+        [
+            "task",
+            "dtype",
+            "shape",
+            "threads x items",
+            "io",
+            "algo",
+            "CUB ms",
+            "project ms",
+            "project / CUB time",
+            "speed",
+            f">= {REDUCE_TARGET}",
+        ],
+        _reduce_rows(report),
+    )
+    out += ["", *_reduce_notes(report)]
     out += ["", f"## Cost of the prefix callback (time ratio, target < {CALLBACK_TARGET})", ""]
     out += _md_table(
         [
@@ -659,6 +789,7 @@ def _summary_lines(report: Report, problems: list[str], fl_notes: list[str]) -> 
             f"{fails}/{len(overhead)} over {CALLBACK_TARGET}"
         )
     lines += [n.lstrip("- ").replace("**", "") for n in fl_notes]
+    lines += [n.lstrip("- ") for n in _reduce_notes(report)]
     sass = report.by_tag("SASS")
     if sass:
         local = [r for r in sass if r.get("ldl") != "0" or r.get("stl") != "0"]
@@ -812,6 +943,9 @@ def _collect(report: Report, lines: Iterable[str]) -> None:
             if "name" in record:
                 report.header.setdefault("device", record["name"])
             continue
+        if record["tag"] == "RESULT" and record.get("bench") == "reduce":
+            report.reduce.append(record)
+            continue
         report.records.append(record)
 
 
@@ -896,6 +1030,10 @@ def main(argv: list[str] | None = None) -> int:
             [str(binary), "--reps", str(args.reps), "--warmup", str(args.warmup), *shape_args],
             120,
         ),
+        "reduce": (
+            [py, str(BENCH / "reduce_bench.py"), *common, "--build-dir", str(work / "reduce")],
+            240,
+        ),
         "triton": ([py, str(BENCH / "triton_rowscan.py"), *common, *shape_args], 150),
         "peers": ([py, str(BENCH / "peers.py"), "--which", "basic", *common, *shape_args], 120),
         "first_launch": (
@@ -933,7 +1071,7 @@ def main(argv: list[str] | None = None) -> int:
                 failed = True
                 continue
             run_env = env
-            if name.startswith("project") or name == "first_launch":
+            if name.startswith("project") or name in ("first_launch", "reduce"):
                 run_env = dict(env)
                 run_env.setdefault("STATEFN_SCAN_CACHE_DIR", str(work / "scan-cache"))
             rc, lines = run_streaming(name, argv_part, timeout, run_env)
@@ -960,7 +1098,7 @@ def main(argv: list[str] | None = None) -> int:
     bad_results = any(
         r["tag"] in ("ERROR", "MISMATCH") or (r["tag"] == "RESULT" and not _ok(r))
         for r in report.records
-    )
+    ) or any(not _ok(r) for r in report.reduce)
     return 1 if failed or bad_results else 0
 
 
