@@ -4,8 +4,8 @@
 One thread block per row walks its row tile by tile (``threads x items`` items
 a tile): a tile load, the block's reduction of the tile, the tile's result
 folded into a running value, the row's result written by thread 0. Three
-tasks, each over the shapes 16384 x 8192 (long rows: 16 tiles or more, no
-partial tile) and 262144 x 512 (short rows: one tile, partial for tiles of
+tasks, each over the shapes 16384 x 8192 (long rows: 4 to 16 full tiles,
+no partial tile) and 262144 x 512 (short rows: one tile, partial for tiles of
 more than 512 items), rows x cols, 512 MiB of input each:
 
 ``sum_f32``
@@ -32,7 +32,9 @@ reduce algorithm ``algo``), the same on both sides:
     launched by numba-cuda. The library declares the launch's block size as
     the kernel's launch bounds and puts CUB's barrier after each reduce
     (``auto_sync=True``); the full-or-partial decision of a tile is the
-    load's, at run time.
+    load's, at run time. A load through shared memory (``--io
+    warp_transpose`` or ``transpose``) is called with ``auto_sync=False``:
+    the reduce's barriers already separate the tiles, as in the CUB kernel.
 ``cub_cpp``
     Hand-written CUDA C++ (``bench/cub_reduce.cu``): ``cub::BlockLoad`` of the
     full tiles unguarded in the loop and of the partial last tile, guarded
@@ -128,6 +130,8 @@ QUICK_SHAPES: tuple[tuple[int, int], ...] = ((64, 8708), (1024, 516))
 THREADS_ITEMS: tuple[tuple[int, int], ...] = ((128, 4), (256, 4), (256, 8), (512, 4))
 #: the load algorithms both contenders can use (cub_reduce.cu's io:: structs)
 LOAD_ALGORITHMS: tuple[str, ...] = ("vectorize", "striped", "direct", "warp_transpose", "transpose")
+#: the load algorithms that exchange through shared memory
+SHARED_MEMORY_LOADS: tuple[str, ...] = ("warp_transpose", "transpose")
 #: the load algorithms run unless ``--io`` says otherwise
 DEFAULT_IO: tuple[str, ...] = ("vectorize",)
 #: CUB's BlockReduce algorithms, as ``algorithm=`` names them
@@ -224,6 +228,11 @@ def make_kernel(task: Task, cfg: Config) -> Any:
 
     ITEMS, IO, ALGO = cfg.items, cfg.io, cfg.algo
     T = task.np_type
+    # A load through shared memory gets no barrier of its own (auto_sync=False: its
+    # own buffer, then): the reduce's barriers separate one tile's exchange from the
+    # next's, as the single barrier a tile does in cub_reduce.cu. The other loads use
+    # no shared memory and no barrier either way.
+    LOAD_SYNC = IO not in SHARED_MEMORY_LOADS
 
     if task.op == "sum":
 
@@ -233,7 +242,7 @@ def make_kernel(task: Task, cfg: Config) -> Any:
             items = cuda.local.array(ITEMS, T)
             running = T(0)
             for base in range(0, row.shape[0], block.tile_size(items)):
-                block.load(row, base, items, oob_default=0, algorithm=IO)
+                block.load(row, base, items, oob_default=0, algorithm=IO, auto_sync=LOAD_SYNC)
                 running += block.sum(items, algorithm=ALGO)  # defined in thread 0
             if cuda.threadIdx.x == 0:
                 out[cuda.blockIdx.x] = running
@@ -246,7 +255,7 @@ def make_kernel(task: Task, cfg: Config) -> Any:
         items = cuda.local.array(ITEMS, T)
         running = T(-np.inf)
         for base in range(0, row.shape[0], block.tile_size(items)):
-            block.load(row, base, items, oob_default=-np.inf, algorithm=IO)
+            block.load(row, base, items, oob_default=-np.inf, algorithm=IO, auto_sync=LOAD_SYNC)
             tile = block.reduce(items, "max", algorithm=ALGO)  # defined in thread 0
             running = tile if running < tile else running  # cuda::maximum's rule
         if cuda.threadIdx.x == 0:
