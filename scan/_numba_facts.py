@@ -1,19 +1,33 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Numba types as plan facts: the converters of every Numba-based front end.
+"""The core both Numba-based front ends share: IR facts, types as plan facts, typed plans.
 
-numba-cuda and numba-cuda-mlir type kernels with the same Numba type system,
-each from its own copy of the ``types`` module. A front end describes its copy
-with one :class:`NumbaFacts` (its ``types`` module, its ``as_dtype``, and the
-two types it gives descriptors and refused callables) and gets the converters
-:func:`scan._calls.collect_facts` takes, one per argument role. So both front
-ends turn the same types into the same facts, with the same messages. Nothing
-here imports Numba.
+numba-cuda and numba-cuda-mlir type kernels with the same Numba type system
+and IR, each from its own copy of the modules. A front end describes its copy
+once and gets the rest from here, so both read the same facts from a kernel,
+accept and refuse the same calls with the same messages, and remember the
+same plans:
+
+* :class:`IRFacts` (its IR classes and ``cuda`` module): the facts a call's
+  types do not carry, read from the kernel's IR before type inference (the
+  literal lengths of local arrays, where ``prefix_state`` lives), and the
+  callback globals pinned for the compilation;
+* :class:`NumbaFacts` (its ``types`` module, its ``as_dtype``): the
+  converters :func:`scan._calls.collect_facts` takes, one per argument role,
+  the types of descriptors and refused callables, the type of a call's
+  result, and the Numba type of the library's functions, which carries a
+  rejection (:class:`Rejection`) out of Numba's template loop to the user;
+* :class:`TypedPlans`: each typed call's plan, for the lowering of the same
+  call, and the kernel groups of the build layer;
+* the codec of the hidden keyword carrying the IR facts to the typing.
+
+Nothing here imports Numba.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 import attrs
@@ -21,15 +35,21 @@ import numpy as np
 
 import statefn
 
-from ._calls import MISSING, Converter, Role, boolean_operand
+from ._build import KernelGroups
+from ._calls import CALLS, MISSING, Converter, Role, boolean_operand
 from ._errors import PlanError, ScanTypeError
 from ._plan import ArrayFact, Block, Operand, ScalarFact, TupleFact, resolve_block
+from ._primitives import for_plan
 from ._target import check_cc
 
 __all__ = [
     "CompileRequest",
+    "IRFacts",
+    "LinkObjects",
     "NumbaFacts",
     "Refused",
+    "Rejection",
+    "TypedPlans",
     "as_descriptor",
     "compile_request",
     "decode_call_facts",
@@ -150,6 +170,237 @@ def pin_callback(value: Any, role: str, memo: dict[int, tuple[Any, Any]]) -> Any
     return pinned
 
 
+# ---------------------------------------------------------------------------
+# facts read from the kernel's IR
+
+
+@attrs.frozen
+class IRFacts:
+    """One front end's Numba IR, and the facts of a call read from it.
+
+    Attributes
+    ----------
+    var, global_, expr, arg, const, assign : tuple of type
+        The IR's classes of variables, globals and free variables,
+        expressions, arguments, constants and assignments.
+    local_array, shared_array : callable
+        The front end's ``cuda.local.array`` and ``cuda.shared.array``.
+    functions : mapping of int to str
+        The library's functions (by object id) and their names.
+    hidden : str
+        The hidden keyword the front end adds to each call.
+    """
+
+    var: tuple[type[Any], ...]
+    global_: tuple[type[Any], ...]
+    expr: tuple[type[Any], ...]
+    arg: tuple[type[Any], ...]
+    const: tuple[type[Any], ...]
+    assign: tuple[type[Any], ...]
+    local_array: Any
+    shared_array: Any
+    functions: Mapping[int, str]
+    hidden: str
+
+    def definition(self, func_ir: Any, var: Any) -> Any:
+        """The single definition of a variable, or None."""
+        try:
+            return func_ir.get_definition(var)
+        except (KeyError, AttributeError):
+            return None
+
+    def resolve(self, func_ir: Any, var: Any, depth: int = 0) -> Any:
+        """The Python object a variable denotes (globals and attribute chains).
+
+        Raises LookupError (or AttributeError) when it denotes none.
+        """
+        if depth > 8 or not isinstance(var, self.var):
+            raise LookupError
+        defn = self.definition(func_ir, var)
+        if isinstance(defn, self.global_):
+            return defn.value
+        if isinstance(defn, self.expr) and defn.op == "getattr":
+            return getattr(self.resolve(func_ir, defn.value, depth + 1), defn.attr)
+        raise LookupError
+
+    def allocation(
+        self, func_ir: Any, var: Any, kernel: bool, depth: int = 0
+    ) -> tuple[str | None, Any]:
+        """(memory space, the allocating call) of the array a variable denotes.
+
+        ``local`` and ``shared`` for ``cuda.local.array`` / ``cuda.shared.array``
+        calls (the call itself only when the variable is the allocation, not an
+        item or slice of it), ``global`` for a kernel's argument; None when the
+        definition cannot be followed (several definitions, a device
+        function's parameter, a value returned by a call).
+        """
+        defn = self.definition(func_ir, var)
+        if isinstance(defn, self.arg):
+            return ("global" if kernel else None), None
+        if not isinstance(defn, self.expr) or depth > 8:
+            return None, None
+        if defn.op in ("getitem", "static_getitem"):
+            return self.allocation(func_ir, defn.value, kernel, depth + 1)[0], None
+        if defn.op != "call":
+            return None, None
+        try:
+            fn = self.resolve(func_ir, defn.func)
+        except (LookupError, AttributeError):
+            return None, None
+        if fn is self.local_array:
+            return "local", defn
+        if fn is self.shared_array:
+            return "shared", defn
+        return None, None
+
+    def static_length(self, func_ir: Any, call: Any) -> int | None:
+        """The literal length of a 1-D allocation call (``cuda.local.array(4, ...)``)."""
+        try:
+            shape_var = call.args[0] if call.args else dict(call.kws).get("shape")
+        except (AttributeError, IndexError):
+            return None
+        defn = self.definition(func_ir, shape_var)
+        if not isinstance(defn, self.const + self.global_):
+            return None
+        shape = defn.value
+        if isinstance(shape, tuple) and len(shape) == 1:
+            shape = shape[0]
+        if isinstance(shape, int | np.integer) and not isinstance(shape, bool):
+            return int(shape)
+        return None
+
+    def length(self, func_ir: Any, var: Any, kernel: bool) -> int | None:
+        """The literal length of the local or shared array a variable is, if it is one."""
+        call = self.allocation(func_ir, var, kernel)[1]
+        return None if call is None else self.static_length(func_ir, call)
+
+    def called(self, func_ir: Any, stmt: Any) -> tuple[Any, Any] | None:
+        """(the function, the call) of an assignment of a call not yet given the hidden keyword."""
+        if not (isinstance(stmt, self.assign) and isinstance(stmt.value, self.expr)):
+            return None
+        expr = stmt.value
+        if expr.op != "call" or any(k == self.hidden for k, _ in expr.kws):
+            return None
+        try:
+            return self.resolve(func_ir, expr.func), expr
+        except (LookupError, AttributeError):
+            return None
+
+    def call_facts(
+        self, func_ir: Any, stmt: Any, kernel: bool, pins: dict[int, tuple[Any, Any]]
+    ) -> tuple[str, str] | None:
+        """(entry point, encoded facts) of a statement calling a library function, else None.
+
+        The facts: the literal lengths of its local-array operands and where
+        ``prefix_state`` lives. The callback globals the call names are
+        swapped for their pinned descriptors (:func:`pin_callback`; numba types
+        every global it loads, so the global itself holds the descriptor). The
+        facts are empty when the arguments do not bind (typing then reports
+        the binding error with the right words).
+        """
+        found = self.called(func_ir, stmt)
+        name = None if found is None else self.functions.get(id(found[0]))
+        if found is None or name is None:
+            return None
+        expr = found[1]
+        entry = CALLS[name]
+        try:
+            bound = entry.signature.bind_partial(*expr.args, **dict(expr.kws))
+        except TypeError:
+            return name, ""
+        lengths: dict[str, int] = {}
+        memory: dict[str, str] = {}
+        for param in entry.params:
+            var = bound.arguments.get(param.name)
+            if var is None:
+                continue
+            if param.role in ("operand", "array"):
+                where, call = self.allocation(func_ir, var, kernel)
+                n = None if call is None else self.static_length(func_ir, call)
+                if n is not None:
+                    lengths[param.name] = n
+                if param.name == "prefix_state" and where is not None:
+                    memory[param.name] = where
+            elif param.callback is not None:
+                defn = self.definition(func_ir, var)
+                if isinstance(defn, self.global_):
+                    defn.value = pin_callback(defn.value, param.callback, pins)
+        return name, encode_call_facts(lengths, memory)
+
+    def tile_size_facts(self, func_ir: Any, stmt: Any, kernel: bool, tile_size: Any) -> str | None:
+        """The encoded facts (the items array's literal length) of a ``tile_size`` call."""
+        found = self.called(func_ir, stmt)
+        if found is None or found[0] is not tile_size:
+            return None
+        expr = found[1]
+        try:
+            items = inspect.signature(tile_size).bind_partial(*expr.args, **dict(expr.kws))
+        except TypeError:
+            return ""  # typing reports the binding error
+        var = items.arguments.get("items")
+        n = None if var is None else self.length(func_ir, var, kernel)
+        return encode_call_facts({} if n is None else {"items": n})
+
+
+# ---------------------------------------------------------------------------
+# typed calls
+
+
+class Rejection(Exception):  # noqa: N818 - a carrier, not an error users see
+    """Carries a call's rejection out of Numba's template loop (which would bury it)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class TypedPlans:
+    """Each typed call's plan, by a key of the front end's, for the lowering of the same call.
+
+    Typing always precedes lowering in one compilation; the lowering plans
+    again from the call's types should a plan be missing all the same.
+    :attr:`groups` collects the calls of each kernel for one NVRTC unit.
+    """
+
+    def __init__(self) -> None:
+        self._plans: dict[Hashable, Any] = {}
+        self._lock = threading.Lock()
+        #: The calls of the kernels being compiled, one NVRTC unit per kernel.
+        self.groups = KernelGroups()
+
+    def remember(self, key: Hashable, plan: Any, context: Any) -> None:
+        """Keep `plan`, typed in `context` (a Numba typing context), for its lowering."""
+        with self._lock:
+            self._plans[key] = plan
+        self.groups.note(typing_root(context), plan)
+
+    def get(self, key: Hashable) -> Any:
+        """The plan remembered under `key`, or None."""
+        return self._plans.get(key)
+
+
+class LinkObjects:
+    """A front end's link-input objects (its ``cuda.LTOIR``), one per (symbol, target).
+
+    A provider or callback lowered several times, in one kernel or in many,
+    is the same object each time: the front ends link an object they have
+    seen once.
+    """
+
+    def __init__(self, make: Callable[[bytes, str], Any]) -> None:
+        self._make = make
+        self._objects: dict[tuple[str, tuple[int, int]], Any] = {}
+        self._lock = threading.Lock()
+
+    def get(self, symbol: str, cc: tuple[int, int], data: bytes) -> Any:
+        """The object of LTO-IR `data` named `symbol`, for target `cc`."""
+        with self._lock:
+            obj = self._objects.get((symbol, cc))
+            if obj is None:
+                obj = self._objects[(symbol, cc)] = self._make(data, f"{symbol}.ltoir")
+            return obj
+
+
 def _callable_types(dummy: type) -> tuple[type, type]:
     """A front end's types for descriptors and refused callables, on its ``types.Dummy``."""
 
@@ -199,6 +450,10 @@ class NumbaFacts:
         The types of statefn descriptors and of :class:`Refused` callables in
         its kernels (made from its ``types.Dummy``; the front end registers
         their ``typeof`` and data model).
+    entry_point_type : type
+        The type of the library's functions (from its ``types.Function``):
+        a :class:`Rejection` raised by their typing reaches the user as the
+        error it carries.
     """
 
     types: Any
@@ -206,12 +461,23 @@ class NumbaFacts:
     records: bool
     descriptor_type: type
     refused_type: type
+    entry_point_type: type
 
     @classmethod
     def of(cls, types: Any, as_dtype: Callable[[Any], Any], *, records: bool = True) -> NumbaFacts:
-        """The facts of a front end's ``types`` module, with its two callable types made."""
+        """The facts of a front end's ``types`` module, with its three types made."""
         descriptor_type, refused_type = _callable_types(types.Dummy)
-        return cls(types, as_dtype, records, descriptor_type, refused_type)
+        return cls(
+            types, as_dtype, records, descriptor_type, refused_type, _entry_type(types.Function)
+        )
+
+    def return_type(self, plan: Any, bound: Mapping[str, Any]) -> Any:
+        """The type of a call's result: its family's ``returns`` parameter's (element) type."""
+        returns = for_plan(plan).returns
+        if not plan.returns_value or returns is None:
+            return self.types.none
+        ty = bound[returns]
+        return ty.dtype if isinstance(ty, self.types.Array) else self.types.unliteral(ty)
 
     def absent(self, ty: Any) -> bool:
         """Whether an argument was not passed, or passed as None."""
@@ -302,6 +568,21 @@ class NumbaFacts:
             "literal": self.literal,
             "callable": self.callable,
         }
+
+
+def _entry_type(function: type) -> type:
+    """A front end's type of the library's functions, on its ``types.Function``."""
+
+    class EntryPointType(function):  # type: ignore[misc]
+        """The Numba type of a :mod:`scan.block` function: its rejections reach the user."""
+
+        def get_call_type(self, context: Any, args: Any, kws: Any) -> Any:
+            try:
+                return super().get_call_type(context, args, kws)
+            except Rejection as carried:
+                raise carried.error from None
+
+    return EntryPointType
 
 
 # ---------------------------------------------------------------------------

@@ -15,7 +15,8 @@
 #   tests   tests/gpu/test_mlir_gpu.py (row scans with the launch's block shape,
 #           the block-semantics cases compiled by numba-cuda-mlir),
 #           tests/gpu/test_mlir_records_gpu.py (the record programs and cases
-#           against their NumPy references) and tests/scan/test_mlir_compile.py
+#           against their NumPy references), tests/gpu/test_mlir_reduce_gpu.py
+#           (block reduce against NumPy) and tests/scan/test_mlir_compile.py
 #           (the compile suite, on the device)
 #   bench   bench/mlir_rowscan.py: GB/s per shape and configuration, LDL/STL
 #           in SASS, warm first launch against a plain numba-cuda-mlir kernel
@@ -64,7 +65,8 @@ export STATEFN_SCAN_CACHE_DIR
 WARN='ignore::numba_cuda_mlir.numba_cuda.core.errors.NumbaPerformanceWarning'
 t0=$(date +%s)
 timeout "${MLIR_TEST_TIMEOUT:-300}" "$PY" -m pytest -q -p no:cacheprovider -W "$WARN" \
-    tests/gpu/test_mlir_gpu.py tests/gpu/test_mlir_records_gpu.py tests/scan/test_mlir_compile.py \
+    tests/gpu/test_mlir_gpu.py tests/gpu/test_mlir_records_gpu.py tests/gpu/test_mlir_reduce_gpu.py \
+    tests/scan/test_mlir_compile.py tests/scan/test_mlir_reduce.py \
     --junitxml="$OUT/mlir_tests.xml" >"$OUT/mlir_tests.log" 2>&1
 rc=$?
 line=$(grep -E '[0-9]+ (passed|failed)' "$OUT/mlir_tests.log" | tail -n 1)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import inspect
 import sys
-import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -35,6 +34,7 @@ import statefn
 from .._build import Built, CallbackDescriptor, CompiledCallback, build
 from .._calls import CALLS
 from .._errors import PlanError
+from .._numba_facts import LinkObjects
 from .._primitives import for_plan
 from .._spec import AbiOperand
 from .._toolchain import nvvm_version
@@ -45,8 +45,6 @@ from ._typing import FUNCTIONS, KERNEL_GROUPS, declared_threads, fold_signature,
 __all__ = ["CALLBACKS", "NumbaCallbacks", "current_cc"]
 
 _I8P = ir.IntType(8).as_pointer()
-_lock = threading.Lock()
-_objects: dict[tuple[str, tuple[int, int]], Any] = {}
 # the kernels (LLVM functions) whose launch bounds a call has declared
 _bounded: weakref.WeakSet[ir.Function] = weakref.WeakSet()
 # the parameter names of each lowered call, in the typed signature's order
@@ -88,14 +86,9 @@ def current_cc() -> tuple[int, int]:
     return (int(cc[0]), int(cc[1]))
 
 
-def _ltoir_object(symbol: str, cc: tuple[int, int], data: bytes) -> Any:
-    # numba keeps linking files in a set: the same object twice links once.
-    with _lock:
-        obj = _objects.get((symbol, cc))
-        if obj is None:
-            obj = cuda.LTOIR(data, name=f"{symbol}.ltoir")
-            _objects[(symbol, cc)] = obj
-        return obj
+#: The link inputs, one numba.cuda.LTOIR each: numba keeps linking files in a
+#: set, so the same object twice links once.
+_LINK_OBJECTS = LinkObjects(lambda data, name: cuda.LTOIR(data, name=name))
 
 
 def _built(context: Any, plan: Any) -> tuple[Built, tuple[int, int]]:
@@ -225,7 +218,7 @@ def _emit_call(
     _declare_launch_bounds(builder)
     library = context.active_code_library
     for item in built.link:
-        library.add_linking_file(_ltoir_object(item.symbol, cc, item.ltoir))
+        library.add_linking_file(_LINK_OBJECTS.get(item.symbol, cc, item.ltoir))
     _linkcache.attach(library)
 
 
@@ -322,7 +315,7 @@ class _Operands:
             return self.context.cast(
                 self.builder, self.values[param], self.types[param], types.int64
             )
-        raise AssertionError(f"operand kind {kind!r} has no emitter")
+        raise NotImplementedError(kind)  # a kind of scan._spec.OperandKind without an emitter
 
     def _result_slot(self) -> ir.Value:
         if self.record:
@@ -357,8 +350,7 @@ class _Operands:
 
 def _named(param: str | None, op: AbiOperand) -> str:
     """A parameter an operand of `op`'s kind must name (the spec's validator checks it)."""
-    if param is None:
-        raise AssertionError(f"operand {op.name} ({op.kind}) lacks a parameter")
+    assert param is not None, op.name
     return param
 
 

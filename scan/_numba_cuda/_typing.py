@@ -25,11 +25,10 @@ import contextvars
 import inspect
 import linecache
 import re
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-import numpy as np
+from numba import cuda
 from numba.cuda import launchconfig, types
 from numba.cuda.core import errors as numba_errors
 from numba.cuda.core import ir
@@ -42,24 +41,17 @@ from numba.cuda.typing.templates import AbstractTemplate, signature
 import statefn
 
 from .. import block
-from .._build import KernelGroups
-from .._calls import (
-    CALLS,
-    bind,
-    collect_facts,
-    plan_call,
-)
+from .._calls import CALLS, bind, collect_facts, plan_call
 from .._errors import ScanError
 from .._numba_facts import (
+    IRFacts,
     NumbaFacts,
     Refused,
+    Rejection,
+    TypedPlans,
     decode_call_facts,
-    encode_call_facts,
-    pin_callback,
-    typing_root,
 )
 from .._plan import Block, check_launch_bounds
-from .._primitives import for_plan
 
 __all__ = [
     "FUNCTIONS",
@@ -124,90 +116,19 @@ register_model(FACTS.refused_type)(core_models.OpaqueModel)
 # the rewrite recording local-array lengths
 
 
-def _resolve(func_ir: Any, var: Any, depth: int = 0) -> Any:
-    """The Python object a variable denotes (globals and attribute chains)."""
-    if depth > 8 or not isinstance(var, ir.var_types):
-        raise LookupError
-    defn = func_ir.get_definition(var)
-    if isinstance(defn, ir.global_types + ir.freevar_types):
-        return defn.value
-    if isinstance(defn, ir.expr_types) and defn.op == "getattr":
-        return getattr(_resolve(func_ir, defn.value, depth + 1), defn.attr)
-    raise LookupError
-
-
-def _const(func_ir: Any, var: Any) -> Any:
-    defn = func_ir.get_definition(var)
-    if isinstance(defn, ir.const_types + ir.global_types + ir.freevar_types):
-        return defn.value
-    raise LookupError
-
-
-def _static_length(func_ir: Any, var: Any) -> int | None:
-    from numba import cuda
-
-    try:
-        defn = func_ir.get_definition(var)
-        if not (isinstance(defn, ir.expr_types) and defn.op == "call"):
-            return None
-        fn = _resolve(func_ir, defn.func)
-        if fn not in (cuda.local.array, cuda.shared.array):
-            return None
-        shape_var = defn.args[0] if defn.args else dict(defn.kws).get("shape")
-        shape = _const(func_ir, shape_var)
-    except (LookupError, KeyError, AttributeError, IndexError):
-        return None
-    if isinstance(shape, tuple) and len(shape) == 1:
-        shape = shape[0]
-    if isinstance(shape, int | np.integer) and not isinstance(shape, bool):
-        return int(shape)
-    return None
-
-
-def _memory(func_ir: Any, var: Any, kernel: bool, depth: int = 0) -> str | None:
-    """Where the array a variable denotes lives: its allocation, or a kernel argument.
-
-    ``local`` and ``shared`` for ``cuda.local.array`` / ``cuda.shared.array``
-    calls (and items or slices of them), ``global`` for a kernel's argument;
-    None when the definition cannot be followed (several definitions, a device
-    function's parameter, a value returned by a call).
-    """
-    from numba import cuda
-
-    if depth > 8:
-        return None
-    try:
-        defn = func_ir.get_definition(var)
-    except KeyError:
-        return None
-    if isinstance(defn, ir.arg_types):
-        return "global" if kernel else None
-    if not isinstance(defn, ir.expr_types):
-        return None
-    if defn.op in ("getitem", "static_getitem"):
-        return _memory(func_ir, defn.value, kernel, depth + 1)
-    if defn.op != "call":
-        return None
-    try:
-        fn = _resolve(func_ir, defn.func)
-    except (LookupError, AttributeError):
-        return None
-    if fn is cuda.local.array:
-        return "local"
-    if fn is cuda.shared.array:
-        return "shared"
-    return None
-
-
-def _callback_global(func_ir: Any, var: Any) -> Any:
-    """The global (or free variable) that *var* names, or None."""
-    try:
-        defn = func_ir.get_definition(var)
-    except KeyError:
-        return None
-    if isinstance(defn, ir.global_types + ir.freevar_types):
-        return defn
-    return None
+#: The kernel's IR, read before type inference (scan._numba_facts.IRFacts).
+IR = IRFacts(
+    var=ir.var_types,
+    global_=ir.global_types + ir.freevar_types,
+    expr=ir.expr_types,
+    arg=ir.arg_types,
+    const=ir.const_types,
+    assign=ir.assign_types,
+    local_array=cuda.local.array,
+    shared_array=cuda.shared.array,
+    functions=_BY_OBJECT,
+    hidden=LENGTHS_KW,
+)
 
 
 @register_rewrite("before-inference")
@@ -221,7 +142,7 @@ class RecordStaticLengths(Rewrite):  # type: ignore[misc]
 
     def __init__(self, state: Any) -> None:
         super().__init__(state)
-        self._pending: list[tuple[Any, str, str, list[tuple[Any, str]]]] = []
+        self._pending: list[tuple[Any, str]] = []
         self._block: Any = None
         # a kernel is compiled with a declared void return type; device
         # functions called from it are typed with none declared
@@ -232,52 +153,23 @@ class RecordStaticLengths(Rewrite):  # type: ignore[misc]
     def match(self, func_ir: Any, block_: Any, typemap: Any, calltypes: Any) -> bool:
         self._pending = []
         for stmt in block_.body:
-            if not (isinstance(stmt, ir.assign_types) and isinstance(stmt.value, ir.expr_types)):
-                continue
-            expr = stmt.value
-            if expr.op != "call" or any(k == LENGTHS_KW for k, _ in expr.kws):
-                continue
-            try:
-                name = _BY_OBJECT.get(id(_resolve(func_ir, expr.func)))
-            except (LookupError, AttributeError):
-                continue
-            if name is None:
-                continue
-            try:
-                bound = CALLS[name].signature.bind_partial(*expr.args, **dict(expr.kws))
-            except TypeError:
-                continue  # typing reports the binding error with the right words
-            lengths: dict[str, int] = {}
-            for param in CALLS[name].params:
-                var = bound.arguments.get(param.name) if param.role in _ARRAY_ROLES else None
-                n = None if var is None else _static_length(func_ir, var)
-                if n is not None:
-                    lengths[param.name] = n
-            state_var = bound.arguments.get("prefix_state")
-            where = None if state_var is None else _memory(func_ir, state_var, self._kernel)
-            memory = {} if where is None else {"prefix_state": where}
-            swaps: list[tuple[Any, str]] = []
-            for callback, role in CALLS[name].callbacks.items():
-                var = bound.arguments.get(callback)
-                defn = None if var is None else _callback_global(func_ir, var)
-                if defn is not None:
-                    swaps.append((defn, role))
-            self._pending.append((stmt, name, encode_call_facts(lengths, memory), swaps))
+            found = self._facts(func_ir, stmt)
+            if found is not None:
+                self._pending.append((stmt, found))
         if self._pending:
             self._block = block_
             return True
         return False
 
+    def _facts(self, func_ir: Any, stmt: Any) -> str | None:
+        found = IR.call_facts(func_ir, stmt, self._kernel, self._pins)
+        return None if found is None else found[1]
+
     def apply(self) -> Any:
         new_block = self._block.copy()
         new_block.clear()
         scope = self._block.scope
-        targets = {id(stmt): text for stmt, _, text, _ in self._pending}
-        for _, _, _, swaps in self._pending:
-            # numba types every global it loads, so the global itself now
-            # holds the descriptor (a plain function would be an untyped global)
-            for defn, role in swaps:
-                defn.value = pin_callback(defn.value, role, self._pins)
+        targets = {id(stmt): text for stmt, text in self._pending}
         for stmt in self._block.body:
             text = targets.get(id(stmt))
             if text is not None:
@@ -361,10 +253,11 @@ def _plan(name: str, bound: Mapping[str, Any], hidden: Any) -> Any:
     return plan_call(name, facts, _launch_block(name))
 
 
-# The plans of typed calls, by (entry point, the typed signature's arguments,
-# launch block shape), for the lowering of the same calls.
-_typed: dict[tuple[Any, ...], Any] = {}
-_typed_lock = threading.Lock()
+#: The plans of typed calls, by (entry point, the typed signature's arguments,
+#: launch block shape), for the lowering of the same calls; the kernel groups.
+TYPED = TypedPlans()
+#: The calls of the kernels being compiled, one NVRTC unit per kernel.
+KERNEL_GROUPS = TYPED.groups
 
 
 def _typed_key(name: str, argtys: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -378,16 +271,12 @@ def typed_plan(name: str, argtys: tuple[Any, ...]) -> Any:
     Typing always precedes lowering in one compilation; should a plan be
     missing all the same, the call is planned again from its types.
     """
-    plan = _typed.get(_typed_key(name, argtys))
+    plan = TYPED.get(_typed_key(name, argtys))
     if plan is not None:
         return plan
     bound = dict(zip(_FOLD_SIGS[name].parameters, argtys, strict=True))
     hidden = bound.pop(LENGTHS_KW)
     return _plan(name, {k: v for k, v in bound.items() if not FACTS.absent(v)}, hidden)
-
-
-#: The calls of the kernels being compiled, one NVRTC unit per kernel.
-KERNEL_GROUPS = KernelGroups()
 
 
 # ---------------------------------------------------------------------------
@@ -458,24 +347,6 @@ def _located(exc: Exception) -> _Located:
     return error
 
 
-class _Rejection(Exception):  # noqa: N818 - a carrier, not an error users see
-    """Carries a located rejection out of numba's template loop."""
-
-    def __init__(self, error: _Located) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
-class _EntryPointType(types.Function):  # type: ignore[misc]
-    """The Numba type of a :mod:`scan.block` function: its rejections reach the user."""
-
-    def get_call_type(self, context: Any, args: Any, kws: Any) -> Any:
-        try:
-            return super().get_call_type(context, args, kws)
-        except _Rejection as carried:
-            raise carried.error from None
-
-
 def _make_template(name: str) -> type[AbstractTemplate]:
     def generic(self: Any, args: tuple[Any, ...], kws: Mapping[str, Any]) -> Any:
         visible = {k: v for k, v in kws.items() if k != LENGTHS_KW}
@@ -483,20 +354,14 @@ def _make_template(name: str) -> type[AbstractTemplate]:
             bound = bind(name, args, visible)
             plan = _plan(name, bound, kws.get(LENGTHS_KW))
         except (ScanError, statefn.StatefnError) as exc:
-            raise _Rejection(_located(exc)) from None
-        ret = types.none
-        returns = for_plan(plan).returns
-        if plan.returns_value and returns is not None:
-            ty = bound[returns]
-            ret = ty.dtype if isinstance(ty, types.Array) else types.unliteral(ty)
+            raise Rejection(_located(exc)) from None
+        ret = FACTS.return_type(plan, bound)
         passed = {**bound, LENGTHS_KW: kws.get(LENGTHS_KW)}
         argtys = tuple(
             passed[p.name] if passed.get(p.name) is not None else types.Omitted(p.default)
             for p in _FOLD_SIGS[name].parameters.values()
         )
-        with _typed_lock:
-            _typed[_typed_key(name, argtys)] = plan
-        KERNEL_GROUPS.note(typing_root(self.context), plan)
+        TYPED.remember(_typed_key(name, argtys), plan, self.context)
         return signature(ret, *argtys).replace(pysig=_FOLD_SIGS[name])
 
     return type(
@@ -508,7 +373,7 @@ def _make_template(name: str) -> type[AbstractTemplate]:
 
 for _name, _fn in FUNCTIONS.items():
     _template = _make_template(_name)
-    typing_registry.register_global(_fn, _EntryPointType(_template))
+    typing_registry.register_global(_fn, FACTS.entry_point_type(_template))
 
 
 # ---------------------------------------------------------------------------
@@ -539,31 +404,8 @@ _TILE_SIZE_SIG = inspect.Signature(
 class RecordTileSizeItems(RecordStaticLengths):
     """Add the hidden literal keyword with the ``items`` array's literal length."""
 
-    def match(self, func_ir: Any, block_: Any, typemap: Any, calltypes: Any) -> bool:
-        self._pending = []
-        for stmt in block_.body:
-            if not (isinstance(stmt, ir.assign_types) and isinstance(stmt.value, ir.expr_types)):
-                continue
-            expr = stmt.value
-            if expr.op != "call" or any(k == LENGTHS_KW for k, _ in expr.kws):
-                continue
-            try:
-                if _resolve(func_ir, expr.func) is not block.tile_size:
-                    continue
-            except (LookupError, AttributeError):
-                continue
-            try:
-                bound = _TILE_SIZE_PUBLIC.bind_partial(*expr.args, **dict(expr.kws))
-                items = bound.arguments.get("items")
-            except TypeError:
-                items = None  # typing reports the binding error
-            n = None if items is None else _static_length(func_ir, items)
-            text = encode_call_facts({} if n is None else {"items": n})
-            self._pending.append((stmt, "tile_size", text, []))
-        if self._pending:
-            self._block = block_
-            return True
-        return False
+    def _facts(self, func_ir: Any, stmt: Any) -> str | None:
+        return IR.tile_size_facts(func_ir, stmt, self._kernel, block.tile_size)
 
 
 def _tile_items_per_thread(items: Any, hidden: Any) -> object:
@@ -592,7 +434,7 @@ class _TileSizeTemplate(AbstractTemplate):  # type: ignore[misc]
                 _launch_block("tile_size"),
             )
         except ScanError as exc:
-            raise _Rejection(_located(exc)) from None
+            raise Rejection(_located(exc)) from None
         passed = {**bound, LENGTHS_KW: kws.get(LENGTHS_KW)}
         argtys = tuple(
             passed[p] if passed.get(p) is not None else types.Omitted(None)
@@ -601,7 +443,7 @@ class _TileSizeTemplate(AbstractTemplate):  # type: ignore[misc]
         return signature(types.IntegerLiteral(n), *argtys).replace(pysig=_TILE_SIZE_SIG)
 
 
-typing_registry.register_global(block.tile_size, _EntryPointType(_TileSizeTemplate))
+typing_registry.register_global(block.tile_size, FACTS.entry_point_type(_TileSizeTemplate))
 
 
 def _lower_tile_size(context: Any, builder: Any, sig: Any, args: Any) -> Any:

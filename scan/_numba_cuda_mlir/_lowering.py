@@ -72,6 +72,7 @@ import statefn
 
 from .._build import Built, build
 from .._calls import CALLS
+from .._numba_facts import LinkObjects
 from .._primitives import for_plan
 from .._spec import AbiOperand
 from ._callbacks import MlirCallbacks, field_pointer, record_fields_of, store_fields
@@ -88,8 +89,6 @@ __all__ = ["CALLBACKS", "RecordArrays", "collect_link_inputs", "record_operand",
 
 #: The numba-cuda-mlir front end's callback compiler.
 CALLBACKS = MlirCallbacks()
-_lock = threading.Lock()
-_objects: dict[tuple[str, tuple[int, int]], Any] = {}
 
 
 _COLLECTED: contextvars.ContextVar[list[bytes] | None] = contextvars.ContextVar(
@@ -108,14 +107,9 @@ def collect_link_inputs() -> Iterator[list[bytes]]:
         _COLLECTED.reset(token)
 
 
-def _ltoir(symbol: str, cc: tuple[int, int], data: bytes) -> Any:
-    # one object per (symbol, target): the lowering links an object it has seen once
-    with _lock:
-        obj = _objects.get((symbol, cc))
-        if obj is None:
-            obj = cuda.LTOIR(data, name=f"{symbol}.ltoir")
-            _objects[(symbol, cc)] = obj
-        return obj
+#: The link inputs, one numba_cuda_mlir.cuda.LTOIR each: the lowering links an
+#: object it has seen once.
+_LINK_OBJECTS = LinkObjects(lambda data, name: cuda.LTOIR(data, name=name))
 
 
 def _ptr() -> ir.Type:
@@ -234,7 +228,7 @@ class _Call:
         self._declare_launch_bounds()
         collected = _COLLECTED.get()
         for item in built.link:
-            self.lower.link_external_item(_ltoir(item.symbol, self.cc, item.ltoir))
+            self.lower.link_external_item(_LINK_OBJECTS.get(item.symbol, self.cc, item.ltoir))
             if collected is not None and item.ltoir not in collected:
                 collected.append(item.ltoir)
 
@@ -295,13 +289,12 @@ def _operand(call: _Call, op: AbiOperand) -> ir.Value:
         return arith.select(before, zero, valid)
     if op.kind == "count":
         return call.integer(param) if call.passed(param) else _const(op.absent)
-    raise AssertionError(f"operand kind {op.kind!r} has no emitter")
+    raise NotImplementedError(op.kind)  # a kind of scan._spec.OperandKind without an emitter
 
 
 def _named(param: str | None, op: AbiOperand) -> str:
     """A parameter an operand of `op`'s kind must name (the spec's validator checks it)."""
-    if param is None:
-        raise AssertionError(f"operand {op.name} ({op.kind}) lacks a parameter")
+    assert param is not None, op.name
     return param
 
 

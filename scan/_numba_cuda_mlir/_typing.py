@@ -22,11 +22,9 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-import numpy as np
 from numba_cuda_mlir import cuda as mlir_cuda
 from numba_cuda_mlir import extending
 from numba_cuda_mlir.models import OpaqueModel
@@ -38,24 +36,18 @@ from numba_cuda_mlir.numba_cuda.typing.templates import AbstractTemplate, signat
 import statefn
 
 from .. import block
-from .._build import KernelGroups
-from .._calls import (
-    CALLS,
-    bind,
-    collect_facts,
-    plan_call,
-)
+from .._calls import CALLS, bind, collect_facts, plan_call
 from .._errors import ScanError
 from .._numba_facts import (
+    IRFacts,
     NumbaFacts,
     Refused,
+    Rejection,
+    TypedPlans,
     decode_call_facts,
     encode_call_facts,
-    pin_callback,
-    typing_root,
 )
 from .._plan import Block
-from .._primitives import for_plan
 
 __all__ = [
     "FUNCTIONS",
@@ -95,56 +87,19 @@ extending.register_model(FACTS.refused_type)(OpaqueModel)
 # the whole-function planner
 
 
-def _definition(func_ir: Any, var: Any) -> Any:
-    try:
-        return func_ir.get_definition(var)
-    except (KeyError, AttributeError):
-        return None
-
-
-def _resolve(func_ir: Any, var: Any, depth: int = 0) -> Any:
-    """The Python object a variable denotes (globals and attribute chains)."""
-    defn = _definition(func_ir, var) if isinstance(var, ir.Var) and depth < 8 else None
-    if isinstance(defn, ir.Global | ir.FreeVar):
-        return defn.value
-    if isinstance(defn, ir.Expr) and defn.op == "getattr":
-        return getattr(_resolve(func_ir, defn.value, depth + 1), defn.attr)
-    raise LookupError
-
-
-def _allocation(func_ir: Any, var: Any, kernel: bool, depth: int = 0) -> tuple[str | None, Any]:
-    """(memory space, the allocation call) of the array a variable denotes."""
-    defn = _definition(func_ir, var)
-    if isinstance(defn, ir.Arg):
-        return ("global" if kernel else None), None
-    if not isinstance(defn, ir.Expr) or depth > 8:
-        return None, None
-    if defn.op in ("getitem", "static_getitem"):
-        return _allocation(func_ir, defn.value, kernel, depth + 1)[0], None
-    if defn.op != "call":
-        return None, None
-    try:
-        fn = _resolve(func_ir, defn.func)
-    except (LookupError, AttributeError):
-        return None, None
-    if fn is mlir_cuda.local.array:
-        return "local", defn
-    if fn is mlir_cuda.shared.array:
-        return "shared", defn
-    return None, None
-
-
-def _static_length(func_ir: Any, call: Any) -> int | None:
-    shape_var = call.args[0] if call.args else dict(call.kws).get("shape")
-    defn = _definition(func_ir, shape_var)
-    if not isinstance(defn, ir.Const | ir.Global | ir.FreeVar):
-        return None
-    shape = defn.value
-    if isinstance(shape, tuple) and len(shape) == 1:
-        shape = shape[0]
-    if isinstance(shape, int | np.integer) and not isinstance(shape, bool):
-        return int(shape)
-    return None
+#: The kernel's IR, read by the whole-function planner (scan._numba_facts.IRFacts).
+IR = IRFacts(
+    var=(ir.Var,),
+    global_=(ir.Global, ir.FreeVar),
+    expr=(ir.Expr,),
+    arg=(ir.Arg,),
+    const=(ir.Const,),
+    assign=(ir.Assign,),
+    local_array=mlir_cuda.local.array,
+    shared_array=mlir_cuda.shared.array,
+    functions=_BY_ID,
+    hidden=HIDDEN_KW,
+)
 
 
 _ASSUMED: contextvars.ContextVar[Block | None] = contextvars.ContextVar(
@@ -207,39 +162,8 @@ class RecordCallFacts(extending.WholeFunctionPlanner):  # type: ignore[misc]
     def _facts(
         func_ir: Any, stmt: Any, kernel: bool, pins: dict[int, tuple[Any, Any]]
     ) -> str | None:
-        if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr)):
-            return None
-        expr = stmt.value
-        if expr.op != "call" or any(k == HIDDEN_KW for k, _ in expr.kws):
-            return None
-        try:
-            name = _BY_ID.get(id(_resolve(func_ir, expr.func)))
-        except (LookupError, AttributeError):
-            return None
-        if name is None:
-            return None
-        try:
-            bound = CALLS[name].signature.bind_partial(*expr.args, **dict(expr.kws))
-        except TypeError:
-            return ""  # typing reports the binding error with the right words
-        lengths: dict[str, int] = {}
-        memory: dict[str, str] = {}
-        for param in CALLS[name].params:
-            var = bound.arguments.get(param.name)
-            if var is None:
-                continue
-            if param.role in ("operand", "array"):
-                where, call = _allocation(func_ir, var, kernel)
-                length = None if call is None else _static_length(func_ir, call)
-                if length is not None:
-                    lengths[param.name] = length
-                if param.name == "prefix_state" and where is not None:
-                    memory[param.name] = where
-            elif param.role == "callable":
-                defn = _definition(func_ir, var)
-                if isinstance(defn, ir.Global | ir.FreeVar):
-                    defn.value = pin_callback(defn.value, CALLS[name].callbacks[param.name], pins)
-        return encode_call_facts(lengths, memory)
+        found = IR.call_facts(func_ir, stmt, kernel, pins)
+        return None if found is None else found[1]
 
 
 # ---------------------------------------------------------------------------
@@ -261,8 +185,10 @@ def _plan(name: str, bound: Mapping[str, Any]) -> Any:
 
 # The plans of typed calls, by entry point and the bound argument types (the
 # hidden keyword's text names the lengths and the launch shape), for lowering.
-_typed: dict[tuple[Any, ...], Any] = {}
-_typed_lock = threading.Lock()
+#: The plans of typed calls, for the lowering of the same calls; the kernel groups.
+TYPED = TypedPlans()
+#: The calls of the kernels being compiled, one NVRTC unit per kernel.
+KERNEL_GROUPS = TYPED.groups
 
 
 def _typed_key(name: str, bound: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -271,7 +197,6 @@ def _typed_key(name: str, bound: Mapping[str, Any]) -> tuple[Any, ...]:
 
 #: The calls of the kernels being compiled, one NVRTC unit per kernel (as in
 #: the numba-cuda front end).
-KERNEL_GROUPS = KernelGroups()
 
 
 def launch_block(bound: Mapping[str, Any]) -> Block | None:
@@ -281,7 +206,7 @@ def launch_block(bound: Mapping[str, Any]) -> Block | None:
 
 def typed_plan(name: str, bound: Mapping[str, Any]) -> Any:
     """The plan made when the call with these argument types (by parameter) was typed."""
-    plan = _typed.get(_typed_key(name, bound))
+    plan = TYPED.get(_typed_key(name, bound))
     return plan if plan is not None else _plan(name, bound)
 
 
@@ -300,15 +225,9 @@ def _make_template(name: str) -> type[AbstractTemplate]:
             bound = bound_types(name, tuple(args), kws)
             plan = _plan(name, bound)
         except (ScanError, statefn.StatefnError) as exc:
-            raise _rejection(exc) from None
-        ret = types.none
-        returns = for_plan(plan).returns
-        if plan.returns_value and returns is not None:
-            ty = bound[returns]
-            ret = ty.dtype if isinstance(ty, types.Array) else types.unliteral(ty)
-        with _typed_lock:
-            _typed[_typed_key(name, bound)] = plan
-        KERNEL_GROUPS.note(typing_root(self.context), plan)
+            raise Rejection(exc) from None
+        ret = FACTS.return_type(plan, bound)
+        TYPED.remember(_typed_key(name, bound), plan, self.context)
         return signature(ret, *args, *kws.values())
 
     return type(
@@ -322,28 +241,8 @@ def _make_template(name: str) -> type[AbstractTemplate]:
 # rejections reach the user as they are
 
 
-class _Rejection(Exception):  # noqa: N818 - a carrier, not an error users see
-    def __init__(self, error: Exception) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
-def _rejection(exc: Exception) -> _Rejection:
-    return _Rejection(exc)
-
-
-class _EntryPointType(types.Function):  # type: ignore[misc]
-    """The Numba type of a :mod:`scan.block` function: its rejections reach the user."""
-
-    def get_call_type(self, context: Any, args: Any, kws: Any) -> Any:
-        try:
-            return super().get_call_type(context, args, kws)
-        except _Rejection as carried:
-            raise carried.error from None
-
-
 for _name, _fn in FUNCTIONS.items():
-    extending.typing_registry.register_global(_fn, _EntryPointType(_make_template(_name)))
+    extending.typing_registry.register_global(_fn, FACTS.entry_point_type(_make_template(_name)))
 extending.refresh_registries(typing=True, target=False, include_uninitialized_cuda=False)
 
 
@@ -372,24 +271,7 @@ class RecordTileSizeFacts(RecordCallFacts):
 
     @staticmethod
     def _facts(func_ir: Any, stmt: Any, kernel: bool, *_: Any) -> str | None:
-        if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr)):
-            return None
-        expr = stmt.value
-        if expr.op != "call" or any(k == HIDDEN_KW for k, _ in expr.kws):
-            return None
-        try:
-            if _resolve(func_ir, expr.func) is not block.tile_size:
-                return None
-        except (LookupError, AttributeError):
-            return None
-        try:
-            bound = _TILE_SIZE_PUBLIC.bind_partial(*expr.args, **dict(expr.kws))
-            items = bound.arguments.get("items")
-        except TypeError:
-            return ""  # typing reports the binding error
-        call = None if items is None else _allocation(func_ir, items, kernel)[1]
-        length = None if call is None else _static_length(func_ir, call)
-        return encode_call_facts({} if length is None else {"items": length})
+        return IR.tile_size_facts(func_ir, stmt, kernel, block.tile_size)
 
 
 def _tile_size_of(args: tuple[Any, ...], kws: Mapping[str, Any]) -> int:
@@ -422,11 +304,13 @@ class _TileSizeTemplate(AbstractTemplate):  # type: ignore[misc]
         try:
             n = _tile_size_of(tuple(args), kws)
         except ScanError as exc:
-            raise _rejection(exc) from None
+            raise Rejection(exc) from None
         return signature(types.IntegerLiteral(n), *args, *kws.values())
 
 
-extending.typing_registry.register_global(block.tile_size, _EntryPointType(_TileSizeTemplate))
+extending.typing_registry.register_global(
+    block.tile_size, FACTS.entry_point_type(_TileSizeTemplate)
+)
 extending.refresh_registries(typing=True, target=False, include_uninitialized_cuda=False)
 
 

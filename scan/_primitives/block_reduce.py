@@ -32,6 +32,7 @@ from .._plan import (
     Block,
     ScalarFact,
     TupleFact,
+    as_array,
     check_index,
     check_value_dtype,
     digest,
@@ -222,9 +223,7 @@ def plan_reduce(
 
 
 def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> ReducePlan:
-    temp = facts["temp_storage"]
-    if temp is not None and not isinstance(temp, ArrayFact):
-        raise ScanTypeError(f"{entry.name}: temp_storage must be an array (got a scalar)")
+    temp = as_array(entry.name, "temp_storage", facts["temp_storage"])
     return plan_reduce(
         function=entry.name,
         items=facts["items"],

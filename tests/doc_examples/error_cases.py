@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 from helpers.kernels import typing_error
-from helpers.plans import scan_plan
+from helpers.plans import reduce_plan, scan_plan
 from numba import cuda
 from numba.cuda import types as nbtypes
 
@@ -27,6 +27,7 @@ from scan._numba_cuda._callbacks import lower
 from scan._plan import (
     ArrayFact,
     ScalarFact,
+    TupleFact,
     check_launch_bounds,
     plan_tile_io,
     resolve_block,
@@ -109,6 +110,13 @@ _FOREIGN_I8 = np.dtype(">i8" if np.little_endian else "<i8")
 
 def _scan(**kw: object) -> None:
     scan_plan(**{"values": I32, **kw})
+
+
+def _reduce(**kw: object) -> None:
+    reduce_plan(**kw)
+
+
+_PAIR = np.dtype([("value", np.float32), ("pos", np.int32)])
 
 
 def _io(**kw: object) -> None:
@@ -237,7 +245,14 @@ CASES: dict[str, Callable[[], object]] = {
     "io_warp_not_multiple": lambda: _io(algorithm="warp_transpose", block=(48, 1, 1)),
     # ---- host-side calls
     "kernel_only": lambda: block.inclusive_sum(1),
-    "temp_storage_primitive": lambda: block.temp_storage("reduce", np.int32, 128, cc=(9, 0)),
+    "temp_storage_primitive": lambda: block.temp_storage("sort", np.int32, 128, cc=(9, 0)),
+    "reduce_records_sum": lambda: _reduce(function="sum", items=ArrayFact(_PAIR, 1, 4), op="+"),
+    "reduce_bitwise_float": lambda: _reduce(op="|"),
+    "reduce_algorithm": lambda: _reduce(algorithm="warp_scans"),
+    "reduce_broadcast_not_literal": lambda: _reduce(broadcast=1),
+    "reduce_valid_float": lambda: _reduce(valid=ScalarFact(np.float32)),
+    "reduce_items_tuple": lambda: _reduce(items=TupleFact((np.float32, np.int32))),
+    "reduce_items_2d": lambda: _reduce(items=ArrayFact(np.float32, 2, None)),
 }
 
 

@@ -30,6 +30,9 @@ _DOCUMENTED = dict(_CASE.findall(PAGE))
 CHECKED_MODULES = [
     "scan/_plan.py",
     "scan/_calls.py",
+    "scan/_primitives/block_scan.py",
+    "scan/_primitives/tile_io.py",
+    "scan/_primitives/block_reduce.py",
     "scan/_build.py",
     "scan/block.py",
     "scan/_compile.py",
@@ -48,6 +51,7 @@ NOT_USER_FACING = {
     "role must be 'prefix' or 'scan_op'; got ",  # normalize(role=...) is typed as a Literal
     # required positional arguments: the signature binding refuses their absence first
     ": values is required",
+    ": items is required",
     " must be an array",
     ": items must be a local array",
     # the build layer's own invariant: front ends always pass their callback compiler

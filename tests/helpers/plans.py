@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from scan._plan import ArrayFact, ScanPlan, TileIOPlan, plan_scan, plan_tile_io
+from scan._primitives.block_reduce import ReducePlan, plan_reduce
 
 
 def scan_plan(**over: Any) -> ScanPlan:
@@ -46,3 +47,19 @@ def tile_plan(
         temp_storage=None,
         block=(threads, 1, 1),
     )
+
+
+def reduce_plan(**over: Any) -> ReducePlan:
+    """:func:`scan._primitives.block_reduce.plan_reduce`: a float32 max of 4 items at 128 threads."""
+    kwargs: dict[str, Any] = {
+        "function": "reduce",
+        "items": ArrayFact(np.float32, 1, 4),
+        "op": "max",
+        "valid": None,
+        "broadcast": False,
+        "algorithm": None,
+        "temp_storage": None,
+        "block": (128, 1, 1),
+    }
+    kwargs.update(over)
+    return plan_reduce(**kwargs)

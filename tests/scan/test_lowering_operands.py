@@ -27,10 +27,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers.plans import scan_plan, tile_plan
+from helpers.plans import reduce_plan, scan_plan, tile_plan
 
 import statefn
 from scan import block
+from scan._primitives.block_reduce import render_reduce
 from scan._primitives.block_scan import render_scan
 from scan._primitives.tile_io import render_tile_io
 
@@ -52,6 +53,7 @@ def c_parameters(source: str) -> list[tuple[str, str]]:
 
 SCAN_PARAMS = c_parameters(render_scan(scan_plan()))
 TILE_PARAMS = c_parameters(render_tile_io(tile_plan("load", np.int32, 64, 4, None)))
+REDUCE_PARAMS = c_parameters(render_reduce(reduce_plan()))
 
 
 def test_entry_points_declare_the_operands_checked_here() -> None:
@@ -72,6 +74,12 @@ def test_entry_points_declare_the_operands_checked_here() -> None:
         ("void*", "items"),
     ]
     assert c_parameters(render_tile_io(tile_plan("store", np.int32, 64, 4, None))) == TILE_PARAMS
+    assert REDUCE_PARAMS == [
+        ("void*", "temp"),
+        ("void*", "in"),
+        ("long long", "valid"),
+        ("void*", "out"),
+    ]
 
 
 # ---------------------------------------------------------------- reading the IR
@@ -139,7 +147,7 @@ def numba_cuda_calls(ir: str) -> dict[str, list[Operand]]:
     for lines in functions(ir, r"define "):
         defs = definitions(lines, r'%"?[\w.]+"?')
         for at, line in enumerate(lines):
-            call = re.search(r'call i32 @"?statefn_scan_(scan|load|store)_\w+"?\((.*)\)\s*$', line)
+            call = re.search(r'call i32 @"?statefn_scan_(scan|load|store|reduce)_\w+"?\((.*)\)\s*$', line)
             if call is None:
                 continue
             operands = []
@@ -184,7 +192,8 @@ def mlir_calls(module: str) -> dict[str, list[Operand]]:
         defs = definitions(lines, r"%\w+")
         for at, line in enumerate(lines):
             call = re.search(
-                r"llvm\.call @statefn_scan_(scan|load|store)_\w+\(([^)]*)\) : \(([^)]*)\)", line
+                r"llvm\.call @statefn_scan_(scan|load|store|reduce)_\w+\(([^)]*)\) : \(([^)]*)\)",
+                line,
             )
             if call is None:
                 continue
@@ -383,6 +392,32 @@ def test_prefix_state_reaches_the_provider(front_end: str) -> None:
     calls = FRONT_ENDS[front_end](source, (np.dtype(np.int32),))
     assert sorted(calls) == ["scan"]
     check(calls["scan"], SCAN_PARAMS, {"in": "pointer", "out": "pointer", "state": "pointer"})
+
+
+@pytest.mark.parametrize("front_end", FRONT_ENDS)
+@pytest.mark.parametrize(
+    ("call", "given"),
+    [
+        (
+            'block.reduce(items, "max", valid=n, temp_storage=temp, threads=64)',
+            {"temp": "pointer", "in": "pointer", "out": "pointer"},
+        ),
+        # a scalar item reaches the provider in a slot; the result comes back in one
+        ("block.sum(2.5, threads=64)", {"in": 2.5, "out": "pointer"}),
+    ],
+)
+def test_reduce_operands_reach_the_provider(front_end: str, call: str, given: dict) -> None:
+    source = f"""
+    def k(a, n):
+        temp = cuda.shared.array(0, np.uint8)
+        items = cuda.local.array(4, np.float32)
+        for i in range(4):
+            items[i] = a[i]
+        a[0] = {call}
+    """
+    calls = FRONT_ENDS[front_end](source, (np.dtype(np.float32), "int64"))
+    assert sorted(calls) == ["reduce"]
+    check(calls["reduce"], REDUCE_PARAMS, given)
 
 
 def test_record_oob_default_reaches_the_provider() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 from helpers.kernels import CC, typing_error
+from helpers.plans import reduce_plan
 from numba import cuda
 from numba.cuda import types
 from numba.cuda.np.numpy_support import from_dtype
@@ -21,7 +22,7 @@ import scan
 from scan import block
 from scan._plan import ArrayFact, ScalarFact
 from scan._primitives import block_reduce, for_call
-from scan._primitives.block_reduce import plan_reduce, render_reduce
+from scan._primitives.block_reduce import render_reduce
 from scan._spec import c_parameters
 
 F32 = types.float32[::1]
@@ -29,19 +30,7 @@ I32 = types.int32[::1]
 REC = np.dtype([("v", np.float32), ("i", np.int32)])
 
 
-def plan(**over: Any) -> block_reduce.ReducePlan:
-    kwargs: dict[str, Any] = {
-        "function": "reduce",
-        "items": ArrayFact(np.float32, 1, 4),
-        "op": "max",
-        "valid": None,
-        "broadcast": False,
-        "algorithm": None,
-        "temp_storage": None,
-        "block": (128, 1, 1),
-    }
-    kwargs.update(over)
-    return plan_reduce(**kwargs)
+plan = reduce_plan
 
 
 # ---------------------------------------------------------------- plans

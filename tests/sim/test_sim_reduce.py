@@ -2,7 +2,8 @@
 """Block reduce's results against NumPy, in the simulator and (``SCAN_TESTS_BACKEND=gpu``) on a GPU.
 
 CUB defines the result in thread 0 only (every thread with ``broadcast=True``):
-the other threads' results are checked only with ``broadcast``.
+the other threads' results are checked only with ``broadcast``. The tests
+marked ``sanitize`` run under compute-sanitizer in tools/gpu_suite.sh.
 """
 
 from __future__ import annotations
@@ -135,6 +136,7 @@ def check(out: np.ndarray, want: np.ndarray, broadcast: bool) -> None:
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.sanitize
 @pytest.mark.parametrize("algorithm", ["warp_reductions", "raking", "raking_commutative_only"])
 @pytest.mark.parametrize("broadcast", [False, True])
 def test_sum_of_a_full_tile(algorithm: str, broadcast: bool) -> None:
@@ -142,6 +144,7 @@ def test_sum_of_a_full_tile(algorithm: str, broadcast: bool) -> None:
     check(out, want, broadcast)
 
 
+@pytest.mark.sanitize
 @pytest.mark.parametrize("ipt", [0, 1, 3])
 @pytest.mark.parametrize("valid", [[1, 2, 63, 64, 65, 10_000]])
 def test_valid_counts_items_of_the_tile(ipt: int, valid: list[int]) -> None:
@@ -204,6 +207,7 @@ def argmax_rows(src: Any, out: Any) -> None:
         out[row] = best.i
 
 
+@pytest.mark.sanitize
 def test_record_argmax() -> None:
     rng = np.random.default_rng(3)
     src = rng.integers(0, 50, (4, 256)).astype(np.float32)  # ties on purpose
