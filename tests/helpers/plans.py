@@ -50,7 +50,7 @@ def tile_plan(
 
 
 def reduce_plan(**over: Any) -> ReducePlan:
-    """:func:`scan._primitives.block_reduce.plan_reduce`: a float32 max of 4 items at 128 threads."""
+    """:func:`~scan._primitives.block_reduce.plan_reduce`: float32 max, 4 items, 128 threads."""
     kwargs: dict[str, Any] = {
         "function": "reduce",
         "items": ArrayFact(np.float32, 1, 4),

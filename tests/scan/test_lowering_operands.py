@@ -147,7 +147,9 @@ def numba_cuda_calls(ir: str) -> dict[str, list[Operand]]:
     for lines in functions(ir, r"define "):
         defs = definitions(lines, r'%"?[\w.]+"?')
         for at, line in enumerate(lines):
-            call = re.search(r'call i32 @"?statefn_scan_(scan|load|store|reduce)_\w+"?\((.*)\)\s*$', line)
+            call = re.search(
+                r'call i32 @"?statefn_scan_(scan|load|store|reduce)_\w+"?\((.*)\)\s*$', line
+            )
             if call is None:
                 continue
             operands = []

@@ -67,18 +67,19 @@ def build(kernel: Any, argtypes: Any, **options: Any) -> set[str]:
     from scan._numba_cuda_mlir import _lowering
 
     linked: set[str] = set()
-    register = _lowering._ltoir
+    objects = _lowering._LINK_OBJECTS
 
-    def spy(symbol: str, cc: tuple[int, int], data: bytes) -> Any:
-        linked.add(symbol)
-        return register(symbol, cc, data)
+    class Spy:
+        def get(self, symbol: str, cc: tuple[int, int], data: bytes) -> Any:
+            linked.add(symbol)
+            return objects.get(symbol, cc, data)
 
     jitted = kernel if hasattr(kernel, "py_func") else cuda.jit(kernel)
-    _lowering._ltoir = spy
+    _lowering._LINK_OBJECTS = Spy()  # type: ignore[assignment]
     try:
         cubin = scan.compile(jitted, tuple(argtypes), cc=CC, **options)
     finally:
-        _lowering._ltoir = register
+        _lowering._LINK_OBJECTS = objects
     assert isinstance(cubin, bytes)
     assert cubin[:4] == b"\x7fELF"
     return linked
