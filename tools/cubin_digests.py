@@ -4,12 +4,17 @@
 Compiles four kernels for sm_90 without a GPU (a stateful int64 running total,
 a float64 state calling a device helper, a stateless callback with a user scan
 operator, a records recurrence) and prints the sha256 of each linked cubin and
-of its LTO-IR objects. Run it in a fresh process with an empty cache
+of its LTO-IR objects, and of the PTX nvJitLink makes of them with Numba's
+record type numbers in mangled names replaced (``RecordILi<n>E``: Numba
+numbers record types in the order a process creates them, so a kernel's name,
+and with it its cubin, changes when anything else creates a record type
+first; the code does not). Run it in a fresh process with an empty cache
 (``STATEFN_SCAN_CACHE_DIR=$(mktemp -d) python tools/cubin_digests.py``) before
 and after a change, and compare.
 """
 
 import hashlib
+import re
 
 import numpy as np
 from numba import cuda
@@ -106,6 +111,18 @@ def k_rec(src, dst):
 i32 = types.Array(types.int32, 2, "C")
 f32 = types.Array(types.float32, 2, "C")
 rec = types.Array(from_dtype(pair), 2, "C")
+
+
+def ptx_digest(objects):
+    """sha256 of the linked PTX, record type numbers in mangled names replaced."""
+    from cuda.core import Linker, LinkerOptions, ObjectCode
+
+    options = LinkerOptions(arch="sm_90", link_time_optimization=True, ptx=True)
+    code = Linker(*[ObjectCode.from_ltoir(o) for o in objects], options=options).link("ptx").code
+    text = code if isinstance(code, str) else bytes(code).decode()
+    return hashlib.sha256(re.sub(r"RecordILi\d+E", "RecordILiNE", text).encode()).hexdigest()[:16]
+
+
 for name, k, arg, blk in [
     ("total", k_total, i32, 256),
     ("ctotal", k_ctotal, f32, 128),
@@ -118,4 +135,6 @@ for name, k, arg, blk in [
         name,
         hashlib.sha256(cubin).hexdigest()[:16],
         [hashlib.sha256(o).hexdigest()[:12] for o in objs[1:]],
+        "ptx",
+        ptx_digest(objs),
     )
