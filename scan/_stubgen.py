@@ -9,16 +9,18 @@ Run from the repository root::
 Where each part of the stub comes from:
 
 - every entry point's parameters (names, order, defaults, keyword-only flags):
-  :data:`scan._calls.CALLS`; ``temp_storage``'s and ``tile_size``'s:
-  ``inspect.signature`` of the functions in :mod:`scan.block`;
+  :data:`scan._calls.CALLS`; the host helpers' (``temp_storage``,
+  ``tile_size``, ``launch_shape``): ``inspect.signature`` of the functions in
+  :mod:`scan.block`;
 - each overload's types (one :class:`~scan._primitives._stubs_common.Arg` per
   parameter: its type and whether the overload requires it), the comments
   between overloads and their order: the tables of
   :mod:`scan._primitives._stubs_tile_io` and :mod:`scan._primitives._stubs_scan`;
 - the preamble (the notes, imports, type variables, aliases, marker types) and
   the helpers' types: :mod:`scan._primitives._stubs_common`, with
-  ``__all__`` from :mod:`scan.block` (sorted), and the value dtypes, modes, algorithms
-  and ``TempStorageLayout``'s fields from :mod:`scan._vocab`.
+  ``__all__`` from :mod:`scan.block` (sorted), and the value dtypes, modes and
+  algorithms from :mod:`scan._vocab`; the fields of the named tuples
+  (``TempStorageLayout``, ``LaunchShape``): the classes in :mod:`scan.block`.
 
 An overload that names a parameter the signature lacks, misses one, orders
 them differently, or leaves optional a parameter without a default is refused
@@ -48,6 +50,7 @@ from ._primitives._stubs_common import (
     DECLARATIONS,
     HEADER,
     HELPERS,
+    NAMED_TUPLES,
     Comment,
     Overload,
     StubFunction,
@@ -90,7 +93,8 @@ def render(entry_points: Sequence[StubFunction] = ENTRY_POINTS) -> str:
         When a table disagrees with the call table (see the module docstring).
     """
     _check_coverage(entry_points)
-    parts = [HEADER, "\n", _declarations(), _temp_storage_layout(), "\n"]
+    named_tuples = "\n".join(_named_tuple(name) for name in NAMED_TUPLES)
+    parts = [HEADER, "\n", _declarations(), named_tuples, "\n"]
     for helper in HELPERS:
         signature = inspect.signature(getattr(block, helper.name))
         parts.append(_render_function(helper, signature, f"scan.block.{helper.name}"))
@@ -159,7 +163,7 @@ def _check_coverage(entry_points: Sequence[StubFunction]) -> None:
     for name in CALLS:
         if name not in names:
             raise StubTableError(f"{name}: an entry point of scan._calls.CALLS without overloads")
-    stubbed = {"TempStorageLayout", *(h.name for h in HELPERS), *names}
+    stubbed = {*NAMED_TUPLES, *(h.name for h in HELPERS), *names}
     if stubbed != set(block.__all__):
         raise StubTableError(
             f"the stub declares {sorted(stubbed)}, scan.block exports {sorted(block.__all__)}"
@@ -313,8 +317,8 @@ def _value_types() -> str:
     return "\n".join(_INDENT + " ".join(names) for names in kinds.values())
 
 
-def _temp_storage_layout() -> str:
-    cls = block.TempStorageLayout
+def _named_tuple(name: str) -> str:
+    cls = getattr(block, name)
     lines = [f"class {cls.__name__}(NamedTuple):"]
     for field in cls._fields:
         annotation = cls.__annotations__[field]

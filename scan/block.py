@@ -37,6 +37,7 @@ from ._build import temp_storage_layout
 from ._calls import CALLS, host_backend, host_call, kernel_only
 from ._errors import PlanError
 from ._primitives import for_call
+from ._shapes import LaunchShape, check_row_length, item_size, propose
 from ._spec import EntryPoint
 from ._target import check_cc
 from ._vocab import TempStorageLayout
@@ -60,7 +61,9 @@ def _entry_point(entry: EntryPoint) -> Callable[..., Any]:
 # every family (scan._primitives); block.pyi types them
 globals().update({name: _entry_point(entry) for name, entry in CALLS.items()})
 
-__all__ = sorted(["TempStorageLayout", *CALLS, "temp_storage", "tile_size"])
+__all__ = sorted(
+    ["LaunchShape", "TempStorageLayout", *CALLS, "launch_shape", "temp_storage", "tile_size"]
+)
 
 
 def tile_size(items: Any, *, threads: Any = None) -> int:
@@ -142,3 +145,79 @@ def temp_storage(
     return temp_storage_layout(
         primitive, np.dtype(dtype), threads, items_per_thread, algorithm=algorithm, cc=target
     )
+
+
+def launch_shape(row_length: int, dtype: DTypeLike) -> LaunchShape:
+    """Threads x items per thread for a row scan, the fastest measured for rows like these.
+
+    Host-side. For a kernel that scans each row with one block, tile by tile
+    (:func:`load`, :func:`inclusive_sum` with a prefix callback, :func:`store`,
+    algorithms left to their defaults, as in the quickstart), it proposes the
+    block shape and the items per thread::
+
+        THREADS, ITEMS = block.launch_shape(2048, np.int32)  # 128, 8
+
+        @cuda.jit
+        def row_cumsum(src, dst):
+            items = cuda.local.array(ITEMS, np.int32)
+            for base in range(0, src.shape[1], block.tile_size(items)):
+                ...
+
+        row_cumsum[rows, THREADS](d_src, d_dst)
+
+    Where the numbers come from: the event-timed GB/s of that kernel with the
+    library's defaults on an NVIDIA H200 (cc 9.0), in
+    ``docs/results/h200_2026-12-03_v10b_matrix.csv`` (the run behind the
+    defaults table of ``docs/performance.md``). ``tools/launch_shape_table.py``
+    copies them into ``scan/_shape_table.py``, and the tests check that copy
+    against the csv. They cover int32 and float32 rows of 2048 and 65536 items
+    at 128, 256 and 512 threads x 4, 8 and 16 items, and int64 and float64
+    rows of 65536 items at 128 x 16, 256 x 4 and 256 x 8.
+
+    What it maximises: that GB/s, averaged over the measured dtypes of the
+    item size, among the measured shapes whose tile (threads x items) is no
+    longer than the row, so a short row never gets a tile that leaves threads
+    idle when a shorter measured one exists:
+
+    - 4-byte items: rows of up to 11585 items (nearer 2048 than 65536 on a
+      log scale) use the 2048-item figures: 128 x 8, within 0.5% of the
+      fastest there (256 x 16, whose tile is twice the row; 512 x 8 and
+      512 x 16 ran at 0.51-0.72 of Triton on those rows); 128 x 4 below 1024
+      items. Longer rows use the 65536-item figures: 256 x 4.
+    - 8-byte items: the 65536-item figures for every row length: 256 x 8;
+      256 x 4 below 2048 items.
+    - In every measured cell the proposal is within 1% of the fastest
+      measured shape for each dtype.
+
+    Where nothing was measured, the same rule uses the nearest measurements:
+    other item sizes take the nearest measured one on a log scale (1 and 2
+    bytes: the 4-byte figures; 16 bytes: the 8-byte ones), and records count
+    by their size; a shape is only compared on a cell where its tile fits in
+    the measured rows. A row shorter than every such tile gets the smallest
+    measured tile, 128 x 4 (512 items). Other GPUs get the same proposal,
+    unmeasured. Rows whose length is not a multiple of 4 items lose the
+    16-byte vector loads of 256 x 4: on rows of 65613 int32 or float32 items
+    it was 0.987-0.990 of 256 x 8, the best of the three shapes measured there.
+
+    Parameters
+    ----------
+    row_length : int
+        Items in one row (at least 1).
+    dtype : numpy dtype-like
+        The rows' dtype: a numeric dtype the scans accept, or a record of
+        numeric fields.
+
+    Returns
+    -------
+    LaunchShape
+        ``(threads, items_per_thread)``.
+
+    Raises
+    ------
+    scan.ScanTypeError
+        When `row_length` is not an int, or `dtype` is not one the scans accept.
+    scan.PlanError
+        When `row_length` is less than 1.
+    """
+    length = check_row_length("launch_shape", row_length)
+    return propose(length, item_size("launch_shape", dtype))

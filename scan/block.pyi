@@ -81,11 +81,13 @@ from numpy.typing import DTypeLike, NDArray
 from statefn import ScanOperator, StatefulFunction, StatelessFunction
 
 __all__ = [
+    "LaunchShape",
     "TempStorageLayout",
     "exclusive_scan",
     "exclusive_sum",
     "inclusive_scan",
     "inclusive_sum",
+    "launch_shape",
     "load",
     "reduce",
     "scan",
@@ -195,6 +197,10 @@ class TempStorageLayout(NamedTuple):
     size: int
     alignment: int
 
+class LaunchShape(NamedTuple):
+    threads: int
+    items_per_thread: int
+
 def temp_storage(
     primitive: _PrimitiveCodes,
     dtype: DTypeLike,
@@ -205,6 +211,7 @@ def temp_storage(
     cc: tuple[int, int] | None = None,
 ) -> TempStorageLayout: ...
 def tile_size(items: NDArray[Any] | int, *, threads: _Threads | None = None) -> int: ...
+def launch_shape(row_length: int, dtype: DTypeLike) -> LaunchShape: ...
 @overload
 def load(
     src: NDArray[ValueT],

@@ -11,8 +11,9 @@
   requires it (an :class:`Arg`), and the return type;
 - this module: the preamble of the stub file (its comments, imports, type
   variables, aliases and marker protocols, as text) and the host-side helpers
-  ``temp_storage`` and ``tile_size`` (checked against ``scan.block``'s own
-  signatures).
+  ``temp_storage``, ``tile_size`` and ``launch_shape`` (checked against
+  ``scan.block``'s own signatures), and the names of ``scan.block``'s named
+  tuples (:data:`NAMED_TUPLES`, whose fields come from the classes).
 
 The preamble is a :class:`string.Template`: ``$name`` stands for text the
 generator derives (``$all`` from ``scan.block.__all__``, ``$value_types`` from
@@ -30,6 +31,7 @@ __all__ = [
     "DECLARATIONS",
     "HEADER",
     "HELPERS",
+    "NAMED_TUPLES",
     "Arg",
     "Comment",
     "Entry",
@@ -297,7 +299,11 @@ class NonSumOperatorNeedsInitialValueOrPrefixOp(Protocol[_T_co]):
 
 """
 
-#: The host-side helpers, after ``TempStorageLayout``; their parameters are
+#: ``scan.block``'s named tuples, in file order after the preamble; each is written
+#: as a ``NamedTuple`` class with the class's own field annotations.
+NAMED_TUPLES: tuple[str, ...] = ("TempStorageLayout", "LaunchShape")
+
+#: The host-side helpers, after the named tuples; their parameters are
 #: ``scan.block``'s (``inspect.signature``).
 HELPERS: tuple[StubFunction, ...] = (
     StubFunction(
@@ -324,5 +330,9 @@ HELPERS: tuple[StubFunction, ...] = (
                 "int",
             ),
         ),
+    ),
+    StubFunction(
+        "launch_shape",
+        (Overload((req("row_length", "int"), req("dtype", "DTypeLike")), "LaunchShape"),),
     ),
 )
