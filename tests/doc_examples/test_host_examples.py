@@ -45,3 +45,14 @@ def test_raking_threads_formula():
     table = {1: 1, 7: 7, 32: 32, 33: 17, 48: 24, 62: 31, 64: 32, 96: 32, 100: 25, 128: 32}
     for threads, callers in table.items():
         assert sc.raking_threads(threads) == callers
+
+
+def test_launch_shape_query():
+    from doc_examples.examples import launch_shape as ls
+    from scan import block
+
+    # the values the page's comments show
+    assert block.launch_shape(2048, np.int32) == (128, 8)
+    assert block.launch_shape(65536, np.int32) == (256, 4)
+    assert block.launch_shape(65536, np.float64) == (256, 8)
+    assert (ls.THREADS, ls.ITEMS) == (128, 8)

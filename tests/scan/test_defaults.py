@@ -51,7 +51,7 @@ def test_the_tables_name_known_algorithms_for_whole_warps() -> None:
         (256, 16, np.float32, "warp_transpose", "warp_scans"),
         (512, 16, np.int32, "warp_transpose", "warp_scans"),
         (512, 8, np.float32, "warp_transpose", "warp_scans"),
-        (256, 8, np.int32, "warp_transpose", "raking"),  # the README kernel
+        (256, 8, np.int32, "warp_transpose", "raking"),  # bench/rowscan.py's headline kernel
         (256, 4, np.int64, "warp_transpose", "warp_scans"),
         (256, 4, np.int16, "warp_transpose", "raking"),  # not measured
         (80, 4, np.int32, "transpose", "raking"),  # not whole warps
