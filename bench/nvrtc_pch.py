@@ -67,16 +67,13 @@ def unit(items: int) -> str:
     )
     symbol, c_decl = statefn.pointer_abi(plan.prefix_op, plan.value_dtype)
     callback = CallbackDecl(symbol=symbol, c_decl=c_decl)
+    load, store = (tile_plan(d, np.int32, 128, items, None) for d in ("load", "store"))
     units = [
-        ("load", render_tile_io(tile_plan("load", np.int32, 128, items, None), symbol="load"), 0),
-        ("scan", render_scan(plan, prefix_callback=callback, symbol="scan"), 0),
-        (
-            "store",
-            render_tile_io(tile_plan("store", np.int32, 128, items, None), symbol="store"),
-            0,
-        ),
+        ("load", render_tile_io(load, symbol="load"), False),
+        ("scan", render_scan(plan, prefix_callback=callback, symbol="scan"), False),
+        ("store", render_tile_io(store, symbol="store"), False),
     ]
-    return render_group("bench_group", [(n, s, bool(b)) for n, s, b in units])
+    return render_group("bench_group", units)
 
 
 def compile_seconds(source: str, include: list[str], **pch: Any) -> tuple[float, str]:
