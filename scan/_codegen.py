@@ -158,6 +158,10 @@ def _scan_functors(
     else:
         if op.is_builtin:
             body = _BUILTIN_BODIES[str(op.builtin)]
+        elif plan.reverse:
+            # the reversed tile is scanned forward: the operands change places
+            assert scan_cb is not None
+            body = f"value_t r; {scan_cb.symbol}(&r, &b, &a); return r;"
         else:
             assert scan_cb is not None
             body = f"value_t r; {scan_cb.symbol}(&r, &a, &b); return r;"
@@ -287,6 +291,55 @@ def _thread_items_first_call(plan: ScanPlan) -> list[str]:
     return lines
 
 
+def _io_decl(plan: ScanPlan) -> str:
+    """``input`` and ``output``: the call's items, or for a reverse scan the reversed tile's."""
+    n = plan.items_per_thread
+    if not plan.reverse:
+        return (
+            f"  value_t (&input)[{n}]  = *static_cast<value_t (*)[{n}]>(in);\n"
+            f"  value_t (&output)[{n}] = *static_cast<value_t (*)[{n}]>(out);"
+        )
+    bx, by, bz = plan.block
+    t = plan.threads
+    return "\n".join(
+        [
+            "  // reverse=True: the tile is scanned from its end. Its items go through",
+            "  // shared memory into the reversed tile (thread t gets the items of thread",
+            "  // T-1-t, last first), whose forward scan, the operator's operands swapped,",
+            "  // gives the suffixes; they go back the same way (_reverse_out).",
+            f"  value_t (&tile_in)[{n}] = *static_cast<value_t (*)[{n}]>(in);",
+            f"  value_t (&tile_out)[{n}] = *static_cast<value_t (*)[{n}]>(out);",
+            f"  __shared__ value_t reverse_tile[{t * n}];",
+            f"  const int rank = cub::RowMajorTid({bx}, {by}, {bz});",
+            "  #pragma unroll",
+            f"  for (int i = 0; i < {n}; ++i)",
+            f"    reverse_tile[({t - 1} - rank) * {n} + ({n - 1} - i)] = tile_in[i];",
+            "  __syncthreads();",
+            f"  value_t input[{n}];",
+            f"  value_t output[{n}];",
+            "  #pragma unroll",
+            f"  for (int i = 0; i < {n}; ++i) input[i] = reverse_tile[rank * {n} + i];",
+        ]
+    )
+
+
+def _reverse_out(plan: ScanPlan) -> list[str]:
+    """The reversed tile's results back into the call's items (``tile_out``)."""
+    n, t = plan.items_per_thread, plan.threads
+    lines = [
+        "  __syncthreads(); // every thread has read its reversed items",
+        "  #pragma unroll",
+        f"  for (int i = 0; i < {n}; ++i) reverse_tile[rank * {n} + i] = output[i];",
+        "  __syncthreads();",
+        "  #pragma unroll",
+        f"  for (int i = 0; i < {n}; ++i)",
+        f"    tile_out[i] = reverse_tile[({t - 1} - rank) * {n} + ({n - 1} - i)];",
+    ]
+    if plan.auto_sync:
+        lines.append(_SYNC)
+    return lines
+
+
 def _scan_call(plan: ScanPlan) -> str:
     sum_path = plan.scan_op.is_sum and not plan.has_initial_value
     method = ("Inclusive" if plan.mode == "inclusive" else "Exclusive") + (
@@ -308,7 +361,9 @@ def _scan_call(plan: ScanPlan) -> str:
         if plan.prefix_op is not None:
             lines.append("  prefix_op_t prefix_op{state};")
         lines.append(f"  block_scan_t(temp_storage).{method}({', '.join(args)});")
-    if plan.auto_sync:
+    if plan.reverse:
+        lines += _reverse_out(plan)
+    elif plan.auto_sync:
         lines.append(_CALLBACK_SCAN_SYNC if callback_barrier_suffices(plan) else _SYNC)
     return "\n".join(lines)
 
@@ -330,6 +385,7 @@ def callback_barrier_suffices(plan: ScanPlan) -> bool:
         plan.prefix_op is not None
         and plan.algorithm == "warp_scans"
         and plan.temp_storage == "implicit"
+        and not plan.reverse  # its exchange back ends with a barrier of its own
     )
 
 
@@ -387,6 +443,7 @@ def scan_unit(
         params=params,
         items_per_thread=plan.items_per_thread,
         temp_decl=_temp_decl(plan.temp_storage, storage),
+        io_decl=_io_decl(plan),
         body=_scan_call(plan),
     )
 

@@ -47,6 +47,7 @@ __all__ = [
     "as_scalar",
     "check_index",
     "check_launch_bounds",
+    "check_reverse_exchange",
     "check_unknown_keywords",
     "check_value_dtype",
     "default_io",
@@ -182,6 +183,10 @@ class ScanPlan:
     temp_storage : {"implicit", "caller"}
     auto_sync : bool
         Whether a block barrier follows the call.
+    reverse : bool
+        Whether the tile is scanned from its end: each item's result combines
+        it with the items after it, and the prefix callback carries the
+        suffix of the tiles to the right.
     """
 
     function: str
@@ -197,6 +202,7 @@ class ScanPlan:
     algorithm: str
     temp_storage: TempMode
     auto_sync: bool
+    reverse: bool = False
     key: str = attrs.field(init=False, eq=False, repr=False)
 
     @key.default
@@ -310,13 +316,16 @@ def plan_fields(plan: Any) -> dict[str, Any]:
     """What identifies `plan`: its key's parts, which its generated unit also lists.
 
     Every field set at construction but a scan's ``function`` (the entry
-    points share a provider), and a tile plan's ``unaligned`` only when set, so
-    that plans without it keep the keys and text they had before it existed.
+    points share a provider), a tile plan's ``unaligned`` only when set and a
+    scan's ``reverse`` only when true, so that plans without them keep the
+    keys and text they had before they existed.
     """
     fields = {f.name: getattr(plan, f.name) for f in attrs.fields(type(plan)) if f.init}
     fields.pop("function", None)
     if fields.get("unaligned", False) is None:
         del fields["unaligned"]
+    if fields.get("reverse", True) is False:
+        del fields["reverse"]
     return fields
 
 
@@ -590,6 +599,7 @@ def plan_scan(
     block: Block,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: object = False,
 ) -> ScanPlan:
     """Check one scan call and build its plan.
 
@@ -694,6 +704,12 @@ def plan_scan(
             f"(got {block_aggregate.ndim}-D {block_aggregate.dtype})"
         )
     _check_warp(f, algorithm, block)
+    if reverse is None:
+        reverse = False
+    if not isinstance(reverse, bool | np.bool_):
+        raise PlanError(f"{f}: reverse= must be a literal True or False (got {reverse!r})")
+    if reverse:
+        check_reverse_exchange(f, block, ipt, value_dtype)
     return ScanPlan(
         function=f,
         value_dtype=value_dtype,
@@ -708,7 +724,24 @@ def plan_scan(
         algorithm=algorithm,
         temp_storage=temp_mode(f, temp_storage),
         auto_sync=auto_sync,
+        reverse=bool(reverse),
     )
+
+
+#: The largest tile a reverse scan exchanges through shared memory (bytes).
+REVERSE_EXCHANGE_LIMIT = 32 * 1024
+
+
+def check_reverse_exchange(f: str, block: Block, ipt: int, value_dtype: np.dtype) -> None:
+    """Refuse a reverse scan whose tile does not fit the exchange buffer."""
+    threads = block[0] * block[1] * block[2]
+    nbytes = threads * ipt * value_dtype.itemsize
+    if nbytes > REVERSE_EXCHANGE_LIMIT:
+        raise PlanError(
+            f"{f}: reverse=True exchanges the tile through shared memory ({threads} threads x "
+            f"{ipt} items x {value_dtype.itemsize} bytes = {nbytes} bytes), more than the "
+            f"{REVERSE_EXCHANGE_LIMIT} bytes it may use; use fewer threads or items per thread"
+        )
 
 
 def _check_state(f: str, prefix: statefn.StatefulFunction[Any, Any], state: ArrayFact) -> None:

@@ -285,6 +285,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def scan(
@@ -302,6 +303,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def scan(
@@ -319,6 +321,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 
 #
@@ -338,6 +341,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 @overload
 def scan(
@@ -355,6 +359,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 @overload
 def scan(
@@ -372,6 +377,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 
 #
@@ -391,6 +397,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> _PyScalarT: ...
 
 # records (np.void): a scan_op= function returning a tuple; see the note at the top
@@ -410,6 +417,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def scan(
@@ -427,6 +435,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def scan(
@@ -444,6 +453,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 
 #
@@ -463,6 +473,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> _RecordT: ...
 @overload
 def scan(
@@ -480,6 +491,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> _RecordT: ...
 @overload
 def scan(
@@ -497,6 +509,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> _RecordT: ...
 
 # diagnostics: never match; see the note at the top
@@ -516,6 +529,7 @@ def scan(
     threads: Any = None,
     items_per_thread: Any = None,
     auto_sync: Any = True,
+    reverse: Any = False,
 ) -> Any: ...
 @overload
 def scan(
@@ -533,6 +547,7 @@ def scan(
     threads: Any = None,
     items_per_thread: Any = None,
     auto_sync: Any = True,
+    reverse: Any = False,
 ) -> Any: ...
 @overload
 def scan(
@@ -550,6 +565,7 @@ def scan(
     threads: Any = None,
     items_per_thread: Any = None,
     auto_sync: Any = True,
+    reverse: Any = False,
 ) -> Any: ...
 
 # -------------------- inclusive_sum
@@ -567,6 +583,7 @@ def inclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def inclusive_sum(
@@ -581,6 +598,7 @@ def inclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def inclusive_sum(
@@ -595,6 +613,7 @@ def inclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 
 #
@@ -611,6 +630,7 @@ def inclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 @overload
 def inclusive_sum(
@@ -625,6 +645,7 @@ def inclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 @overload
 def inclusive_sum(
@@ -639,6 +660,7 @@ def inclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 
 #
@@ -655,6 +677,7 @@ def inclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> _PyScalarT: ...
 
 # diagnostics: never match; see the note at the top
@@ -671,6 +694,7 @@ def inclusive_sum(
     threads: Any = None,
     items_per_thread: Any = None,
     auto_sync: Any = True,
+    reverse: Any = False,
 ) -> Any: ...
 @overload
 def inclusive_sum(
@@ -685,6 +709,7 @@ def inclusive_sum(
     threads: Any = None,
     items_per_thread: Any = None,
     auto_sync: Any = True,
+    reverse: Any = False,
 ) -> Any: ...
 
 # -------------------- exclusive_sum
@@ -702,6 +727,7 @@ def exclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def exclusive_sum(
@@ -716,6 +742,7 @@ def exclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def exclusive_sum(
@@ -730,6 +757,7 @@ def exclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 
 #
@@ -746,6 +774,7 @@ def exclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 @overload
 def exclusive_sum(
@@ -760,6 +789,7 @@ def exclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 @overload
 def exclusive_sum(
@@ -774,6 +804,7 @@ def exclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 
 #
@@ -790,6 +821,7 @@ def exclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> _PyScalarT: ...
 
 # diagnostics: never match; see the note at the top
@@ -806,6 +838,7 @@ def exclusive_sum(
     threads: Any = None,
     items_per_thread: Any = None,
     auto_sync: Any = True,
+    reverse: Any = False,
 ) -> Any: ...
 @overload
 def exclusive_sum(
@@ -820,6 +853,7 @@ def exclusive_sum(
     threads: Any = None,
     items_per_thread: Any = None,
     auto_sync: Any = True,
+    reverse: Any = False,
 ) -> Any: ...
 
 # -------------------- inclusive_scan
@@ -839,6 +873,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def inclusive_scan(
@@ -855,6 +890,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def inclusive_scan(
@@ -871,6 +907,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 
 #
@@ -889,6 +926,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 @overload
 def inclusive_scan(
@@ -905,6 +943,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 @overload
 def inclusive_scan(
@@ -921,6 +960,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 
 #
@@ -939,6 +979,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> _PyScalarT: ...
 
 # records (np.void): a scan_op= function returning a tuple; see the note at the top
@@ -957,6 +998,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def inclusive_scan(
@@ -973,6 +1015,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def inclusive_scan(
@@ -989,6 +1032,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 
 #
@@ -1007,6 +1051,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> _RecordT: ...
 @overload
 def inclusive_scan(
@@ -1023,6 +1068,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> _RecordT: ...
 @overload
 def inclusive_scan(
@@ -1039,6 +1085,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> _RecordT: ...
 
 # diagnostics: never match; see the note at the top
@@ -1057,6 +1104,7 @@ def inclusive_scan(
     threads: Any = None,
     items_per_thread: Any = None,
     auto_sync: Any = True,
+    reverse: Any = False,
 ) -> Any: ...
 @overload
 def inclusive_scan(
@@ -1073,6 +1121,7 @@ def inclusive_scan(
     threads: Any = None,
     items_per_thread: Any = None,
     auto_sync: Any = True,
+    reverse: Any = False,
 ) -> Any: ...
 @overload
 def inclusive_scan(
@@ -1089,6 +1138,7 @@ def inclusive_scan(
     threads: Any = None,
     items_per_thread: Any = None,
     auto_sync: Any = True,
+    reverse: Any = False,
 ) -> Any: ...
 
 # -------------------- exclusive_scan
@@ -1108,6 +1158,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def exclusive_scan(
@@ -1124,6 +1175,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def exclusive_scan(
@@ -1140,6 +1192,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def exclusive_scan(
@@ -1156,6 +1209,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 
 #
@@ -1174,6 +1228,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 @overload
 def exclusive_scan(
@@ -1190,6 +1245,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 @overload
 def exclusive_scan(
@@ -1206,6 +1262,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 @overload
 def exclusive_scan(
@@ -1222,6 +1279,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> ValueT: ...
 
 #
@@ -1240,6 +1298,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> _PyScalarT: ...
 
 # records (np.void): a scan_op= function returning a tuple; see the note at the top
@@ -1258,6 +1317,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def exclusive_scan(
@@ -1274,6 +1334,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 @overload
 def exclusive_scan(
@@ -1290,6 +1351,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> None: ...
 
 #
@@ -1308,6 +1370,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> _RecordT: ...
 @overload
 def exclusive_scan(
@@ -1324,6 +1387,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> _RecordT: ...
 @overload
 def exclusive_scan(
@@ -1340,6 +1404,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    reverse: bool = False,
 ) -> _RecordT: ...
 
 # diagnostics: never match; see the note at the top
@@ -1358,6 +1423,7 @@ def exclusive_scan(
     threads: Any = None,
     items_per_thread: Any = None,
     auto_sync: Any = True,
+    reverse: Any = False,
 ) -> Any: ...
 @overload
 def exclusive_scan(
@@ -1374,6 +1440,7 @@ def exclusive_scan(
     threads: Any = None,
     items_per_thread: Any = None,
     auto_sync: Any = True,
+    reverse: Any = False,
 ) -> Any: ...
 @overload
 def exclusive_scan(
@@ -1390,6 +1457,7 @@ def exclusive_scan(
     threads: Any = None,
     items_per_thread: Any = None,
     auto_sync: Any = True,
+    reverse: Any = False,
 ) -> Any: ...
 
 # -------------------- reduce

@@ -66,7 +66,8 @@ WARN='ignore::numba_cuda_mlir.numba_cuda.core.errors.NumbaPerformanceWarning'
 t0=$(date +%s)
 timeout "${MLIR_TEST_TIMEOUT:-300}" "$PY" -m pytest -q -p no:cacheprovider -W "$WARN" \
     tests/gpu/test_mlir_gpu.py tests/gpu/test_mlir_records_gpu.py tests/gpu/test_mlir_reduce_gpu.py \
-    tests/scan/test_mlir_compile.py tests/scan/test_mlir_reduce.py \
+    tests/gpu/test_mlir_reverse_gpu.py tests/scan/test_mlir_compile.py tests/scan/test_mlir_reduce.py \
+    tests/scan/test_mlir_reverse.py \
     --junitxml="$OUT/mlir_tests.xml" >"$OUT/mlir_tests.log" 2>&1
 rc=$?
 line=$(grep -E '[0-9]+ (passed|failed)' "$OUT/mlir_tests.log" | tail -n 1)

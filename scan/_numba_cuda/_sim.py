@@ -753,14 +753,21 @@ class _Call:
         dtype = plan.value_dtype
         combine = _combiner(plan.scan_op, dtype)
         running: Any = None
-        for rank in range(self.threads):
+        # forward: the items of lower ranks; reverse: those of higher ranks
+        ranks = range(self.threads - 1, -1, -1) if plan.reverse else range(self.threads)
+        for rank in ranks:
             self.exclusive[rank] = running
             items = self.items[rank]
             partial = items[0]
             for i in range(1, len(items)):
                 partial = combine(partial, items[i])
-            running = partial if running is None else combine(running, partial)
-        self.aggregate = running
+            if running is None:
+                running = partial
+            elif plan.reverse:
+                running = combine(partial, running)
+            else:
+                running = combine(running, partial)
+        self.aggregate = running  # the tile's items in order, both ways
         self.computed = True
 
 
@@ -897,21 +904,33 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
     partial = call.exclusive[rank]
     if seed is None:
         thread_prefix = partial
-    elif rank == 0 or partial is None:
+    elif partial is None:
         thread_prefix = seed
+    elif plan.reverse:  # the items after this thread's, then the tiles to the right
+        thread_prefix = combine(partial, seed)
     else:
         thread_prefix = combine(seed, partial)
 
     results = np.empty_like(items)
     acc = thread_prefix
-    for i in range(len(items)):
-        if plan.mode == "inclusive":
-            acc = items[i] if acc is None else combine(acc, items[i])
-            results[i] = acc
-        else:
-            results[i] = acc
-            if i + 1 < len(items):
-                acc = combine(acc, items[i])
+    if plan.reverse:  # from the thread's last item to its first
+        for i in range(len(items) - 1, -1, -1):
+            if plan.mode == "inclusive":
+                acc = items[i] if acc is None else combine(items[i], acc)
+                results[i] = acc
+            else:
+                results[i] = acc
+                if i > 0:
+                    acc = items[i] if acc is None else combine(items[i], acc)
+    else:
+        for i in range(len(items)):
+            if plan.mode == "inclusive":
+                acc = items[i] if acc is None else combine(acc, items[i])
+                results[i] = acc
+            else:
+                results[i] = acc
+                if i + 1 < len(items):
+                    acc = combine(acc, items[i])
     aggregate_out = options.get("block_aggregate")
     if aggregate_out is not None:
         aggregate_out[0] = call.aggregate

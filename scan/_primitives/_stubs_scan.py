@@ -32,7 +32,8 @@ from ._stubs_common import (
 
 __all__ = ["FUNCTIONS"]
 
-_TAIL = tail("_ScanAlgorithmLike")
+_TAIL = (*tail("_ScanAlgorithmLike"), opt("reverse", "bool"))
+_ANY_TAIL = (*any_tail(), opt("reverse", "Any"))
 
 _NO_SEED = opt("initial_value", "None")
 
@@ -111,8 +112,8 @@ def _sum(name: str) -> StubFunction:
             _NEXT,
             Overload((*_PY_SCALAR, *_no_prefix("NDArray[Any]"), *_TAIL), "_PyScalarT"),
             _DIAGNOSTICS,
-            Overload((*_ANY, *_DIAGNOSE_BLOCK_AGGREGATE, *any_tail()), "Any"),
-            Overload((*_ANY, *_DIAGNOSE_PREFIX_STATE, *any_tail()), "Any"),
+            Overload((*_ANY, *_DIAGNOSE_BLOCK_AGGREGATE, *_ANY_TAIL), "Any"),
+            Overload((*_ANY, *_DIAGNOSE_PREFIX_STATE, *_ANY_TAIL), "Any"),
         ),
     )
 
@@ -200,13 +201,13 @@ def _operator_scan(name: str) -> StubFunction:
             _NEXT,
             *records(_RECORD, "_RecordT"),
             _DIAGNOSTICS,
-            Overload((*diagnostic, *_DIAGNOSE_INITIAL_VALUE, *any_tail()), "Any"),
+            Overload((*diagnostic, *_DIAGNOSE_INITIAL_VALUE, *_ANY_TAIL), "Any"),
             Overload(
-                (*diagnostic, _NO_SEED, *_DIAGNOSE_BLOCK_AGGREGATE, *any_tail()),
+                (*diagnostic, _NO_SEED, *_DIAGNOSE_BLOCK_AGGREGATE, *_ANY_TAIL),
                 "Any",
             ),
             Overload(
-                (*diagnostic, _NO_SEED, *_DIAGNOSE_PREFIX_STATE, *any_tail()),
+                (*diagnostic, _NO_SEED, *_DIAGNOSE_PREFIX_STATE, *_ANY_TAIL),
                 "Any",
             ),
         ),

@@ -44,6 +44,8 @@ _PREFIX = (
     _p("block_aggregate", "array"),
 )
 _ALGORITHM = _p("algorithm", "literal")
+#: the scans' last parameter: scan the tile from its end
+_REVERSE = Param("reverse", "literal", False)
 
 
 def _with_operator(name: str, mode: Literal["inclusive", "exclusive"]) -> EntryPoint:
@@ -51,7 +53,8 @@ def _with_operator(name: str, mode: Literal["inclusive", "exclusive"]) -> EntryP
         Param("scan_op", "callable", _REQUIRED, callback="scan_op"),
         _p("initial_value", "operand"),
     )
-    return EntryPoint(name, "scan", (*_OPERANDS, *operator, *_PREFIX, _ALGORITHM, *COMMON), mode)
+    params = (*_OPERANDS, *operator, *_PREFIX, _ALGORITHM, *COMMON, _REVERSE)
+    return EntryPoint(name, "scan", params, mode)
 
 
 CALLS = (
@@ -66,19 +69,20 @@ CALLS = (
             *_PREFIX,
             _ALGORITHM,
             *COMMON,
+            _REVERSE,
         ),
     ),
     EntryPoint(
         "inclusive_sum",
         "scan",
-        (*_OPERANDS, *_PREFIX, _ALGORITHM, *COMMON),
+        (*_OPERANDS, *_PREFIX, _ALGORITHM, *COMMON, _REVERSE),
         mode="inclusive",
         sum=True,
     ),
     EntryPoint(
         "exclusive_sum",
         "scan",
-        (*_OPERANDS, *_PREFIX, _ALGORITHM, *COMMON),
+        (*_OPERANDS, *_PREFIX, _ALGORITHM, *COMMON, _REVERSE),
         mode="exclusive",
         sum=True,
     ),
@@ -108,6 +112,7 @@ def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> ScanPlan
         block=block,
         items_per_thread=facts["items_per_thread"],
         auto_sync=facts["auto_sync"],
+        reverse=facts["reverse"],
     )
 
 
@@ -245,6 +250,12 @@ DOCS: Mapping[str, str] = {
         Only needed when ``values`` is not a local array of literal length.
     auto_sync : bool
         Insert the block barrier CUB requires before temp storage is reused.
+    reverse : bool
+        Literal. Scan the tile from its end: each item's result combines it
+        with the items after it, ``initial_value`` seeds from the right and
+        ``prefix_op`` carries the suffix of the tiles to the right (it
+        receives the tile's aggregate, its items in order). At most 32 KiB a
+        tile (``threads * items * itemsize``).
 
     Any other keyword is refused with a message naming the right one (e.g. the
     retired ``block_prefix_callback_op=``).

@@ -246,6 +246,10 @@ CASES: dict[str, Callable[[], object]] = {
     # ---- host-side calls
     "kernel_only": lambda: block.inclusive_sum(1),
     "temp_storage_primitive": lambda: block.temp_storage("sort", np.int32, 128, cc=(9, 0)),
+    "reverse_not_literal": lambda: _scan(reverse=1),
+    "reverse_tile_too_large": lambda: _scan(
+        values=ArrayFact(np.float64, 1, 16), block=(512, 1, 1), reverse=True
+    ),
     "reduce_records_sum": lambda: _reduce(function="sum", items=ArrayFact(_PAIR, 1, 4), op="+"),
     "reduce_bitwise_float": lambda: _reduce(op="|"),
     "reduce_algorithm": lambda: _reduce(algorithm="warp_scans"),

@@ -92,3 +92,18 @@ def test_reduce(name, argtypes):
     kernel = getattr(reduce, name)
     cubin = scan.compile(kernel, argtypes, cc=(9, 0), block=(reduce.THREADS, 1, 1))
     assert cubin[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize(
+    ("name", "argtypes"),
+    [
+        ("row_suffix_sums", (types.int32[:, ::1], types.int32[:, ::1])),
+        ("backward", (types.float64[::1], types.float64[::1], types.float64[::1])),
+    ],
+)
+def test_reverse(name, argtypes):
+    import scan
+    from doc_examples.examples import reverse
+
+    cubin = scan.compile(getattr(reverse, name), argtypes, cc=(9, 0), block=(64, 1, 1))
+    assert cubin[:4] == b"\x7fELF"

@@ -93,3 +93,12 @@ def test_launch_shape_kernel_runs():
 
     result, expected = launch_shape.run()
     np.testing.assert_array_equal(result, expected, strict=True)
+
+
+def test_reverse_examples():
+    from doc_examples.examples import reverse
+
+    got, want = reverse.run_suffix()
+    np.testing.assert_array_equal(got, want)
+    got, want = reverse.run_backward()
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

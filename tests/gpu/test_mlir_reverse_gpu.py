@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: Apache-2.0
+"""On a GPU: reverse scans in numba-cuda-mlir kernels, the docs' programs against NumPy."""
+
+from __future__ import annotations
+
+import types as pytypes
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+mlir = pytest.importorskip(
+    "numba_cuda_mlir",
+    reason="!!!!! numba-cuda-mlir is not installed: its GPU tests do NOT run",
+)
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.filterwarnings(
+        "ignore::numba_cuda_mlir.numba_cuda.core.errors.NumbaPerformanceWarning"
+    ),
+]
+
+
+def _doc_programs() -> Any:
+    """docs/reverse.md's example module with ``cuda`` bound to numba-cuda-mlir's."""
+    from doc_examples.examples import reverse as example
+
+    source = Path(example.__file__).read_text()
+    source = source.replace("from numba import cuda\n", "from numba_cuda_mlir import cuda\n")
+    module = pytypes.ModuleType("reverse_mlir")
+    exec(compile(source, example.__file__, "exec"), module.__dict__)
+    return module
+
+
+DOC = _doc_programs()
+
+
+def test_suffix_sums_of_rows_walked_from_their_end() -> None:
+    got, want = DOC.run_suffix(rows=3, cols=5000)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_backward_recurrence_of_records() -> None:
+    got, want = DOC.run_backward(n=3001)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
