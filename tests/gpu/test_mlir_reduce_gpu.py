@@ -8,12 +8,11 @@ numba-cuda-mlir, and sums and maxima over every algorithm with partial tiles.
 
 from __future__ import annotations
 
-import types as pytypes
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from helpers.mlir_programs import doc_programs
 
 from scan import block
 
@@ -32,14 +31,7 @@ pytestmark = [
 
 
 def _doc_programs() -> Any:
-    """docs/reduce.md's example module with ``cuda`` bound to numba-cuda-mlir's."""
-    from doc_examples.examples import reduce as example
-
-    source = Path(example.__file__).read_text()
-    source = source.replace("from numba import cuda\n", "from numba_cuda_mlir import cuda\n")
-    module = pytypes.ModuleType("reduce_mlir")
-    exec(compile(source, example.__file__, "exec"), module.__dict__)
-    return module
+    return doc_programs("reduce")
 
 
 DOC = _doc_programs()

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import types as pytypes
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.mlir_programs import doc_programs
 
 import scan
 
@@ -22,14 +21,7 @@ pytestmark = pytest.mark.nvrtc
 
 
 def _doc_programs() -> Any:
-    """docs/reverse.md's example module with ``cuda`` bound to numba-cuda-mlir's."""
-    from doc_examples.examples import reverse as example
-
-    source = Path(example.__file__).read_text()
-    source = source.replace("from numba import cuda\n", "from numba_cuda_mlir import cuda\n")
-    module = pytypes.ModuleType("reverse_mlir")
-    exec(compile(source, example.__file__, "exec"), module.__dict__)
-    return module
+    return doc_programs("reverse")
 
 
 @pytest.mark.parametrize(
