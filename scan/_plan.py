@@ -34,6 +34,7 @@ from ._vocab import (
 )
 
 __all__ = [
+    "REVERSE_EXCHANGE_LIMIT",
     "ArrayFact",
     "Block",
     "Memory",

@@ -36,6 +36,7 @@ from numba import cuda
 
 import statefn
 from scan import PlanError, ScanTypeError, block
+from scan._plan import REVERSE_EXCHANGE_LIMIT
 
 __all__ = [
     "BITWISE",
@@ -236,6 +237,8 @@ class ScanCase:
         The dtype of the ``prefix_state`` array when it differs from *state_dtype*.
     flip_state : bool
         Pass ``prefix_state=`` exactly when the callback is *not* stateful.
+    reverse : bool
+        Scan each tile from its end (``reverse=True``).
     """
 
     entry: str = "inclusive_sum"
@@ -260,6 +263,7 @@ class ScanCase:
     temp_storage: str = "implicit"
     state_array: str | None = None
     flip_state: bool = False
+    reverse: bool = False
 
     @property
     def threads(self) -> int:
@@ -314,6 +318,9 @@ def expected_refusals(case: ScanCase) -> list[tuple[type[Exception], str]]:
         out.append((PlanError, f"algorithm={case.io!r} {warp}"))
     if case.entry == "none":
         return out
+    tile_bytes = case.tile_items * np.dtype(case.dtype).itemsize
+    if case.reverse and tile_bytes > REVERSE_EXCHANGE_LIMIT:
+        out.append((PlanError, "reverse=True exchanges the tile through shared memory"))
     if case.algorithm == "warp_scans" and case.threads % 32:
         out.append((PlanError, f"algorithm='warp_scans' {warp}"))
     if np.dtype(case.dtype).kind == "f" and case.op in BITWISE:
@@ -361,6 +368,8 @@ def _scan_call(case: ScanCase, value: str, out_arg: str) -> str:
         kwargs.append("block_aggregate=agg")
     kwargs.append("algorithm=ALGO")
     kwargs += _common_keywords(case)
+    if case.reverse:
+        kwargs.append("reverse=True")
     return f"block.{case.entry}({value}{out_arg}, {', '.join(kwargs)})"
 
 
@@ -660,7 +669,13 @@ def _scan_tiles(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
                     seed = dtype.type(case.initial_value)
                 elif case.mode == "exclusive":
                     seed = dtype.type(0)
-                if case.mode == "inclusive":
+                if case.reverse:  # each item with the items after it, then the seed
+                    suffix = list(itertools.accumulate(x[::-1], lambda acc, v: op(v, acc)))[::-1]
+                    if case.mode == "inclusive":
+                        out = suffix if seed is None else [op(v, seed) for v in suffix]
+                    else:
+                        out = [op(v, seed) for v in suffix[1:]] + [seed]
+                elif case.mode == "inclusive":
                     out = inclusive if seed is None else [op(seed, v) for v in inclusive]
                 else:
                     out = [seed] + [op(seed, v) for v in inclusive[:-1]]

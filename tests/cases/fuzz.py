@@ -229,6 +229,7 @@ def cases(draw: st.DrawFn, compile_only: bool = False) -> ScanCase:
         temp_storage=temp_storage,
         state_array=state_array,
         flip_state=fault == "flip_state",
+        reverse=draw(st.integers(0, 3)) == 0,
     )
 
 
