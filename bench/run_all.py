@@ -9,6 +9,8 @@ does not cost the others), in priority order:
                     in the background while the first part runs)
 ``reduce``          block reduce (``block.sum`` / ``block.reduce``) against CUB C++
                     ``BlockReduce`` in the same configurations (``reduce_bench.py``)
+``reverse``         reverse row scans (``reverse=True``: int32 suffix sums, a backward
+                    recurrence) against CUB C++ and Triton (``reverse_bench.py``)
 ``triton``          the Triton kernel (``triton_rowscan.py``)
 ``peers``           copy, torch.cumsum, cupy.cumsum (``peers.py --which basic``)
 ``first_launch``    time to first launch, cold and warm cache (``rowscan.py --first-launch``)
@@ -62,6 +64,7 @@ PART_NAMES = (
     "project_int32",
     "cub",
     "reduce",
+    "reverse",
     "triton",
     "peers",
     "first_launch",
@@ -89,6 +92,8 @@ class Report:
     records: list[dict[str, str]] = field(default_factory=list)
     #: the block-reduce part's RESULT records (``bench=reduce``), kept apart from the scans'
     reduce: list[dict[str, str]] = field(default_factory=list)
+    #: the reverse-scan part's RESULT records (``bench=reverse``)
+    reverse: list[dict[str, str]] = field(default_factory=list)
     parts: list[PartOutcome] = field(default_factory=list)
     project_sass: str = ""
     cub_sass_text: str = ""
@@ -335,6 +340,19 @@ def write_csv(report: Report, path: Path) -> None:
             row = [r.get(c, "") for c in columns[:11]]
             row += [_fmt(vs_best, 4), "", "", "", "reduce", r.get("task", "")]
             row.append(_fmt(_f(r, "speed_ratio"), 4) if r.get("impl") == "project" else "")
+            writer.writerow(row)
+        # reverse scans: vs_best_cub and vs_best_cub_triton of the project's records, the
+        # same configuration's CUB ratio in the last column
+        for r in report.reverse:
+            row = [r.get(c, "") for c in columns[:11]]
+            project = r.get("impl") == "project"
+            # the faster of CUB and Triton: the smaller of the two ratios
+            both = [_f(r, "vs_best_cub"), _f(r, "vs_best_triton")]
+            both = [v for v in both if v == v]
+            row += [_fmt(_f(r, "vs_best_cub"), 4) if project else ""]
+            row += [_fmt(min(both), 4) if project and both else "", "", ""]
+            row += ["reverse", r.get("task", "")]
+            row.append(_fmt(_f(r, "speed_ratio"), 4) if project else "")
             writer.writerow(row)
 
 
@@ -611,6 +629,53 @@ def _sass_rows(report: Report) -> list[list[object]]:
     return rows
 
 
+def _reverse_best(report: Report, impl: str) -> dict[tuple[str, str], dict[str, str]]:
+    """Fastest correct reverse-scan record of ``impl`` per (task, shape)."""
+    best: dict[tuple[str, str], dict[str, str]] = {}
+    for r in report.reverse:
+        if r.get("impl") != impl or not _ok(r):
+            continue
+        key = _reduce_key(r)
+        if key not in best or _f(r, "median_ms") < _f(best[key], "median_ms"):
+            best[key] = r
+    return best
+
+
+def _reverse_rows(report: Report) -> list[list[object]]:
+    """Per (task, shape): the fastest project, CUB and Triton, and the speed ratios."""
+    best = {impl: _reverse_best(report, impl) for impl in ("project", "cub_cpp", "triton")}
+    keys = sorted(set().union(*(set(b) for b in best.values())))
+    rows: list[list[object]] = []
+    for key in keys:
+        p, c, t = (best[impl].get(key) for impl in ("project", "cub_cpp", "triton"))
+
+        def cell(r: dict[str, str] | None) -> str:
+            return f"{_fmt(_f(r, 'median_ms'), 4)} ({r.get('config')})" if r else "-"
+
+        p_ms = _f(p, "median_ms") if p else float("nan")
+        rows.append(
+            [
+                key[0],
+                key[1],
+                cell(p),
+                cell(c),
+                cell(t),
+                _fmt(_f(c, "median_ms") / p_ms) if c else "-",
+                _fmt(_f(t, "median_ms") / p_ms) if t else "-",
+            ]
+        )
+    return rows
+
+
+def _reverse_notes(report: Report) -> list[str]:
+    """One line per (task, shape): best project against best CUB and best Triton."""
+    return [
+        f"- reverse {row[0]} {row[1]}: project {row[2]} | CUB {row[3]} | Triton {row[4]} | "
+        f"speed vs CUB {row[5]}, vs Triton {row[6]}"
+        for row in _reverse_rows(report)
+    ]
+
+
 def _problems(report: Report) -> list[str]:
     lines = [f"- part `{p.name}`: {p.status}" for p in report.parts if p.status != "ok"]
     for r in report.records:
@@ -623,6 +688,12 @@ def _problems(report: Report) -> list[str]:
         if not _ok(r):
             lines.append(
                 f"- wrong result: reduce {r.get('impl')} {r.get('task')} {_shape(r)} "
+                f"{r.get('config')}"
+            )
+    for r in report.reverse:
+        if not _ok(r):
+            lines.append(
+                f"- wrong result: reverse {r.get('impl')} {r.get('task')} {_shape(r)} "
                 f"{r.get('config')}"
             )
     return lines
@@ -691,6 +762,19 @@ def write_markdown(report: Report, path: Path) -> list[str]:
         _reduce_rows(report),
     )
     out += ["", *_reduce_notes(report)]
+    out += [
+        "",
+        "## Reverse row scans: project vs CUB C++ and Triton (fastest correct of each)",
+        "",
+        "`bench/reverse_bench.py`: one block (program) per row walked from its end; median ms "
+        "of interleaved launches; speed = other ms / project ms. Every configuration: "
+        "the part's table in bench.log.",
+        "",
+    ]
+    out += _md_table(
+        ["task", "shape", "project ms", "CUB ms", "Triton ms", "speed vs CUB", "speed vs Triton"],
+        _reverse_rows(report),
+    )
     out += ["", f"## Cost of the prefix callback (time ratio, target < {CALLBACK_TARGET})", ""]
     out += _md_table(
         [
@@ -790,6 +874,7 @@ def _summary_lines(report: Report, problems: list[str], fl_notes: list[str]) -> 
         )
     lines += [n.lstrip("- ").replace("**", "") for n in fl_notes]
     lines += [n.lstrip("- ") for n in _reduce_notes(report)]
+    lines += [n.lstrip("- ") for n in _reverse_notes(report)]
     sass = report.by_tag("SASS")
     if sass:
         local = [r for r in sass if r.get("ldl") != "0" or r.get("stl") != "0"]
@@ -946,6 +1031,9 @@ def _collect(report: Report, lines: Iterable[str]) -> None:
         if record["tag"] == "RESULT" and record.get("bench") == "reduce":
             report.reduce.append(record)
             continue
+        if record["tag"] == "RESULT" and record.get("bench") == "reverse":
+            report.reverse.append(record)
+            continue
         report.records.append(record)
 
 
@@ -1034,6 +1122,10 @@ def main(argv: list[str] | None = None) -> int:
             [py, str(BENCH / "reduce_bench.py"), *common, "--build-dir", str(work / "reduce")],
             240,
         ),
+        "reverse": (
+            [py, str(BENCH / "reverse_bench.py"), *common, "--build-dir", str(work / "reverse")],
+            300,
+        ),
         "triton": ([py, str(BENCH / "triton_rowscan.py"), *common, *shape_args], 150),
         "peers": ([py, str(BENCH / "peers.py"), "--which", "basic", *common, *shape_args], 120),
         "first_launch": (
@@ -1071,7 +1163,7 @@ def main(argv: list[str] | None = None) -> int:
                 failed = True
                 continue
             run_env = env
-            if name.startswith("project") or name in ("first_launch", "reduce"):
+            if name.startswith("project") or name in ("first_launch", "reduce", "reverse"):
                 run_env = dict(env)
                 run_env.setdefault("STATEFN_SCAN_CACHE_DIR", str(work / "scan-cache"))
             rc, lines = run_streaming(name, argv_part, timeout, run_env)
@@ -1099,6 +1191,10 @@ def main(argv: list[str] | None = None) -> int:
         r["tag"] in ("ERROR", "MISMATCH") or (r["tag"] == "RESULT" and not _ok(r))
         for r in report.records
     ) or any(not _ok(r) for r in report.reduce)
+    # a wrong Triton reverse variant is reported, not failing (reverse_bench.py's docstring)
+    bad_results = bad_results or any(
+        not _ok(r) for r in report.reverse if r.get("impl") != "triton"
+    )
     return 1 if failed or bad_results else 0
 
 

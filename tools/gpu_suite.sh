@@ -28,7 +28,8 @@
 #                   REGRESSIONS in tests/fuzz/test_fuzz.py), replay-<i>.log
 #   sanitizer_<tool>.log   compute-sanitizer's report and the tests' output
 #   bench.log       everything bench/run_all.py printed
-#   bench.md        report tables (speed, block reduce vs CUB, callback cost, first launch, SASS)
+#   bench.md        report tables (speed, block reduce vs CUB, reverse scans vs CUB and
+#                   Triton, callback cost, first launch, SASS)
 #   bench.csv       every timing with its ratios
 #   bench.png       bar chart
 #   sass.txt        SASS statistics and the headline kernels' SASS
