@@ -309,18 +309,26 @@ def _io_decl(plan: ScanPlan) -> str:
             "  // gives the suffixes; they go back the same way (_reverse_out).",
             f"  value_t (&tile_in)[{n}] = *static_cast<value_t (*)[{n}]>(in);",
             f"  value_t (&tile_out)[{n}] = *static_cast<value_t (*)[{n}]>(out);",
-            f"  __shared__ value_t reverse_tile[{t * n}];",
+            "  // one padding slot after every 32: a thread's items are apart by the",
+            "  // items per thread, which would put 32 threads on few banks",
+            f"  __shared__ value_t reverse_tile[{_padded(t * n)}];",
+            "  const auto slot = [](int k) { return k + (k >> 5); };",
             f"  const int rank = cub::RowMajorTid({bx}, {by}, {bz});",
             "  #pragma unroll",
             f"  for (int i = 0; i < {n}; ++i)",
-            f"    reverse_tile[({t - 1} - rank) * {n} + ({n - 1} - i)] = tile_in[i];",
+            f"    reverse_tile[slot(({t - 1} - rank) * {n} + ({n - 1} - i))] = tile_in[i];",
             "  __syncthreads();",
             f"  value_t input[{n}];",
             f"  value_t output[{n}];",
             "  #pragma unroll",
-            f"  for (int i = 0; i < {n}; ++i) input[i] = reverse_tile[rank * {n} + i];",
+            f"  for (int i = 0; i < {n}; ++i) input[i] = reverse_tile[slot(rank * {n} + i)];",
         ]
     )
+
+
+def _padded(items: int) -> int:
+    """Slots of the reverse exchange for `items` items: one padding slot after every 32."""
+    return items + (items - 1) // 32 + 1
 
 
 def _reverse_out(plan: ScanPlan) -> list[str]:
@@ -329,11 +337,11 @@ def _reverse_out(plan: ScanPlan) -> list[str]:
     lines = [
         "  __syncthreads(); // every thread has read its reversed items",
         "  #pragma unroll",
-        f"  for (int i = 0; i < {n}; ++i) reverse_tile[rank * {n} + i] = output[i];",
+        f"  for (int i = 0; i < {n}; ++i) reverse_tile[slot(rank * {n} + i)] = output[i];",
         "  __syncthreads();",
         "  #pragma unroll",
         f"  for (int i = 0; i < {n}; ++i)",
-        f"    tile_out[i] = reverse_tile[({t - 1} - rank) * {n} + ({n - 1} - i)];",
+        f"    tile_out[i] = reverse_tile[slot(({t - 1} - rank) * {n} + ({n - 1} - i))];",
     ]
     if plan.auto_sync:
         lines.append(_SYNC)

@@ -46,9 +46,9 @@ def test_a_tile_too_large_to_exchange_is_refused() -> None:
 
 def test_the_tile_goes_through_shared_memory_and_back() -> None:
     text = render_scan(scan_plan(reverse=True))
-    assert "__shared__ value_t reverse_tile[512];" in text
-    assert "reverse_tile[(127 - rank) * 4 + (3 - i)] = tile_in[i];" in text
-    assert "tile_out[i] = reverse_tile[(127 - rank) * 4 + (3 - i)];" in text
+    assert "__shared__ value_t reverse_tile[528];" in text  # 512 items, 16 padding slots
+    assert "reverse_tile[slot((127 - rank) * 4 + (3 - i))] = tile_in[i];" in text
+    assert "tile_out[i] = reverse_tile[slot((127 - rank) * 4 + (3 - i))];" in text
     assert text.count("__syncthreads()") == 4  # in, before and after the way back, auto_sync
     assert "__syncthreads()" in render_scan(scan_plan())
 
