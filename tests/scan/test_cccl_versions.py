@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Providers compile cleanly against the CCCL headers of a CUDA 13.0 toolkit too.
 
+Scans, block reduce and reverse scans of float32 and int16 items are linked.
+
 The GPU machine compiles with the CUDA 13.0 toolkit's CCCL 3.0 headers, not the
 3.5 of the pip wheels. With FP16 and BF16 support both disabled, CCCL 3.0's
 ThreadReduce takes a SIMD path for float and 8/16-bit sums that ends in a
@@ -47,7 +49,36 @@ CHILD = textwrap.dedent(
         for j in range(8):
             a[cuda.threadIdx.x * 8 + j] = items[j]
 
-    for kernel, ty in ((float_sum, types.float32[::1]), (short_sum, types.int16[::1])):
+    def float_reduce(a):
+        items = cuda.local.array(16, np.float32)
+        for j in range(16):
+            items[j] = a[cuda.threadIdx.x * 16 + j]
+        total = block.sum(items, threads=128)
+        top = block.reduce(items, "max", valid=a.shape[0], broadcast=True, threads=128)
+        a[cuda.threadIdx.x] = total + top
+
+    def short_reduce(a):
+        items = cuda.local.array(8, np.int16)
+        for j in range(8):
+            items[j] = a[cuda.threadIdx.x * 8 + j]
+        a[0] = block.sum(items, threads=64, algorithm="raking")
+
+    def float_reverse(a):
+        items = cuda.local.array(8, np.float32)
+        for j in range(8):
+            items[j] = a[cuda.threadIdx.x * 8 + j]
+        block.inclusive_sum(items, items, threads=128, algorithm="warp_scans", reverse=True)
+        for j in range(8):
+            a[cuda.threadIdx.x * 8 + j] = items[j]
+
+    kernels = (
+        (float_sum, types.float32[::1]),
+        (short_sum, types.int16[::1]),
+        (float_reduce, types.float32[::1]),
+        (short_reduce, types.int16[::1]),
+        (float_reverse, types.float32[::1]),
+    )
+    for kernel, ty in kernels:
         codes = compile_kernel(kernel, (ty,))
         objs = [ObjectCode.from_ltoir(c if isinstance(c, bytes) else c.data) for c in codes]
         opts = LinkerOptions(arch="sm_90", link_time_optimization=True, ptx=True)
