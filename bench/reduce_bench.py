@@ -667,7 +667,7 @@ class Spinner:
         self.launch_fn(self.stream, self.config, self.kernel, np.uint64(ns))
 
 
-def _rotate(items: list[Entry], r: int) -> list[Entry]:
+def _rotate(items: list[Any], r: int) -> list[Any]:
     if not items:
         return items
     k = r % len(items)
@@ -676,10 +676,26 @@ def _rotate(items: list[Entry], r: int) -> list[Entry]:
 
 def time_group(group: Group, spin: Spinner, reps: int, warmup: int) -> int:
     """Time the group's live contenders in interleaved rounds; return the rounds discarded."""
-    live = [e for e in group.entries if e.ok]
+    return time_entries(group.entries, spin, reps, warmup, lambda e: _label(group, e.impl, e.cfg))
 
-    def drop(entry: Entry, exc: BaseException, stage: str) -> None:
-        _common.emit_error(exc, **_label(group, entry.impl, entry.cfg), stage=stage)
+
+def time_entries(
+    entries: Sequence[Any],
+    spin: Any,
+    reps: int,
+    warmup: int,
+    label: Callable[[Any], dict[str, object]],
+) -> int:
+    """Time the live entries (``ok``, ``launch()``, ``times``) in interleaved rounds.
+
+    Each round starts behind the spin kernel (or an untimed launch), so that no
+    interval includes the host's enqueueing; an entry that raises is dropped
+    with an ERROR record labelled by `label`. Returns the rounds discarded.
+    """
+    live = [e for e in entries if e.ok]
+
+    def drop(entry: Any, exc: BaseException, stage: str) -> None:
+        _common.emit_error(exc, **label(entry), stage=stage)
         entry.ok = False
         live.remove(entry)
 
@@ -701,7 +717,7 @@ def time_group(group: Group, spin: Spinner, reps: int, warmup: int) -> int:
             break
         order = _rotate(live, r)
         events = [cuda.event() for _ in range(len(order) + 1)]
-        launched: list[Entry | None] = []
+        launched: list[Any] = []
         if spin.available:
             spin(int(spin_s * 1e9))
         else:

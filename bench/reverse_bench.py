@@ -120,7 +120,6 @@ CUB_ALGORITHMS: tuple[str, ...] = ("raking", "warp_scans")
 TILE_IO: tuple[str, ...] = ("default", "vectorize", "warp_transpose", "direct")
 RECURRENCE_TOLERANCE = 1e-4
 SEED = 20260301
-MAX_SPIN_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -715,67 +714,14 @@ def make_triton_launch(data: Data, cfg: TritonConfig) -> Callable[[], None]:
 # ---------------------------------------------------------------------------- timing
 
 
-def _rotate(items: list[Entry], r: int) -> list[Entry]:
-    k = r % len(items) if items else 0
-    return items[k:] + items[:k]
-
-
 def time_group(group: Group, spin: Any, reps: int, warmup: int) -> int:
     """Time the live contenders in interleaved rounds; return the rounds discarded."""
-    live = [e for e in group.entries if e.ok]
+    from reduce_bench import time_entries
 
-    def drop(entry: Entry, exc: BaseException, stage: str) -> None:
-        _common.emit_error(exc, **_label(group.data, entry), stage=stage)
-        entry.ok = False
-        live.remove(entry)
-
-    enqueue_s = 0.0
-    for _ in range(max(1, warmup)):
-        started = time.perf_counter()
-        for entry in list(live):
-            try:
-                entry.launch()
-            except Exception as exc:
-                drop(entry, exc, "warmup")
-        enqueue_s = max(enqueue_s, time.perf_counter() - started)
-        cuda.synchronize()
-    spin_s = min(MAX_SPIN_S, max(1e-4, 3.0 * enqueue_s))
-    discarded = done = 0
-    for r in range(4 * reps):
-        if done == reps or not live:
-            break
-        order = _rotate(live, r)
-        events = [cuda.event() for _ in range(len(order) + 1)]
-        launched: list[Entry | None] = []
-        if spin.available:
-            spin(int(spin_s * 1e9))
-        else:
-            order[0].launch()
-        started = time.perf_counter()
-        events[0].record()
-        for k, entry in enumerate(order):
-            try:
-                entry.launch()
-                launched.append(entry)
-            except Exception as exc:
-                drop(entry, exc, "timing")
-                launched.append(None)
-            events[k + 1].record()
-        enqueued = time.perf_counter() - started
-        events[-1].synchronize()
-        if spin.available and enqueued > 0.8 * spin_s and spin_s < MAX_SPIN_S:
-            discarded += 1
-            spin_s = min(MAX_SPIN_S, 2.0 * spin_s)
-            continue
-        for k, e in enumerate(launched):
-            if e is not None:
-                e.times.append(float(events[k].elapsed_time(events[k + 1])))
-        done += 1
-    return discarded
+    return time_entries(group.entries, spin, reps, warmup, lambda e: _label(group.data, e))
 
 
 # ---------------------------------------------------------------------------- the run
-
 #: contenders that could not be set up (also ERROR records); main() exits 1 on any
 SETUP_ERRORS: list[str] = []
 
