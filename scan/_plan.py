@@ -37,6 +37,7 @@ __all__ = [
     "REVERSE_EXCHANGE_LIMIT",
     "ArrayFact",
     "Block",
+    "BlockPlan",
     "Memory",
     "Operand",
     "PrefixOp",
@@ -158,8 +159,32 @@ def digest(kind: str, fields: Mapping[str, object]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+class BlockPlan:
+    """What every family's plan derives from its block shape, item count and storage mode."""
+
+    __slots__ = ()
+    block: Block
+    items_per_thread: int
+    temp_storage: TempMode
+
+    @property
+    def threads(self) -> int:
+        """Threads per block."""
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def tile_items(self) -> int:
+        """Items one call covers for the whole block."""
+        return self.threads * self.items_per_thread
+
+    @property
+    def caller_temp(self) -> bool:
+        """Whether the caller passes the temp storage."""
+        return self.temp_storage == "caller"
+
+
 @attrs.frozen
-class ScanPlan:
+class ScanPlan(BlockPlan):
     """Everything a block scan's generated code depends on.
 
     Attributes
@@ -216,19 +241,9 @@ class ScanPlan:
         return provider_symbol("scan", self.key)
 
     @property
-    def threads(self) -> int:
-        """Threads per block."""
-        return self.block[0] * self.block[1] * self.block[2]
-
-    @property
     def returns_value(self) -> bool:
         """Whether the call returns its result (a scalar scan) instead of writing ``out``."""
         return self.scalar
-
-    @property
-    def caller_temp(self) -> bool:
-        """Whether the caller passes the temp storage."""
-        return self.temp_storage == "caller"
 
     @property
     def stateful(self) -> bool:
@@ -244,7 +259,7 @@ class ScanPlan:
 
 
 @attrs.frozen
-class TileIOPlan:
+class TileIOPlan(BlockPlan):
     """Everything a tile load or store's generated code depends on.
 
     Attributes
@@ -293,24 +308,9 @@ class TileIOPlan:
         return provider_symbol(self.direction, self.key)
 
     @property
-    def threads(self) -> int:
-        """Threads per block."""
-        return self.block[0] * self.block[1] * self.block[2]
-
-    @property
-    def tile_items(self) -> int:
-        """Items one call moves for the whole block."""
-        return self.threads * self.items_per_thread
-
-    @property
     def returns_value(self) -> bool:
         """Tile I/O returns nothing."""
         return False
-
-    @property
-    def caller_temp(self) -> bool:
-        """Whether the caller passes the temp storage."""
-        return self.temp_storage == "caller"
 
 
 def plan_fields(plan: Any) -> dict[str, Any]:

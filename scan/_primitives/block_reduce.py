@@ -30,6 +30,7 @@ from .._errors import PlanError, ScanTypeError
 from .._plan import (
     ArrayFact,
     Block,
+    BlockPlan,
     ScalarFact,
     TupleFact,
     as_array,
@@ -37,6 +38,7 @@ from .._plan import (
     check_value_dtype,
     digest,
     items_per_thread_of,
+    plan_fields,
     provider_symbol,
     temp_mode,
 )
@@ -84,7 +86,7 @@ CALLS = (
 
 
 @attrs.frozen
-class ReducePlan:
+class ReducePlan(BlockPlan):
     """Everything a block reduce's generated code depends on.
 
     Attributes
@@ -123,9 +125,7 @@ class ReducePlan:
 
     @key.default
     def _key(self) -> str:
-        fields = {f.name: getattr(self, f.name) for f in attrs.fields(type(self)) if f.init}
-        del fields["function"]  # reduce and sum share a provider
-        return digest("reduce", fields)
+        return digest("reduce", plan_fields(self))  # without function: reduce and sum share one
 
     @property
     def symbol(self) -> str:
@@ -133,24 +133,9 @@ class ReducePlan:
         return provider_symbol("reduce", self.key)
 
     @property
-    def threads(self) -> int:
-        """Threads per block."""
-        return self.block[0] * self.block[1] * self.block[2]
-
-    @property
-    def tile_items(self) -> int:
-        """Items one call reduces for the whole block."""
-        return self.threads * self.items_per_thread
-
-    @property
     def returns_value(self) -> bool:
         """A reduce returns its result."""
         return True
-
-    @property
-    def caller_temp(self) -> bool:
-        """Whether the caller passes the temp storage."""
-        return self.temp_storage == "caller"
 
 
 def _literal_bool(function: str, name: str, value: object, default: bool) -> bool:
