@@ -12,40 +12,20 @@ test's.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from helpers.bench import BENCH, load_bench
 from helpers.kernels import CC
 
 import scan
 
 pytestmark = pytest.mark.nvrtc
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
 
-
-def _load(name: str) -> ModuleType:
-    """Import a module of bench/ by path; bench/ is on sys.path only while it loads."""
-    saved = list(sys.path)
-    try:
-        spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-        assert spec is not None
-        assert spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up
-        spec.loader.exec_module(module)
-    finally:
-        sys.path[:] = saved
-    return module
-
-
-reduce_bench = _load("reduce_bench")
-resource_usage = _load("resource_usage")
+reduce_bench = load_bench("reduce_bench")
+resource_usage = load_bench("resource_usage")
 
 CASES = [(task, cfg) for task in reduce_bench.TASKS for cfg in reduce_bench.configs()]
 
