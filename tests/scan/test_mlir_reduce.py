@@ -8,19 +8,16 @@ operands from the spec's table (no reduce-specific lowering).
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
 import pytest
 
 import scan
-from scan import block
 
 mlir = pytest.importorskip(
     "numba_cuda_mlir",
     reason="!!!!! numba-cuda-mlir is not installed (pip install 'statefn-scan[mlir]'): "
     "the numba-cuda-mlir front end is NOT tested",
 )
+from helpers.reduce_kernels import kernels  # noqa: E402
 from numba_cuda_mlir import cuda  # noqa: E402
 from numba_cuda_mlir.numba_cuda import types  # noqa: E402
 
@@ -28,34 +25,7 @@ pytestmark = pytest.mark.nvrtc
 
 CC = (9, 0)
 F32 = types.float32[::1]
-REC = np.dtype([("v", np.float32), ("i", np.int32)])
-
-
-@cuda.jit(device=True)
-def pick(a: Any, b: Any) -> Any:
-    return a if a[0] >= b[0] else b
-
-
-def row_stats(src: Any, out: Any) -> None:
-    items = cuda.local.array(4, np.float32)
-    row = src[cuda.blockIdx.x]
-    block.load(row, 0, items, oob_default=0.0)
-    total = block.sum(items)
-    top = block.reduce(items, "max", valid=row.shape[0], broadcast=True)
-    x = block.reduce(row[cuda.threadIdx.x], "min", algorithm="raking")
-    if cuda.threadIdx.x == 0:
-        out[cuda.blockIdx.x] = total + top + x
-
-
-def argmax(src: Any, out: Any) -> None:
-    items = cuda.local.array(2, REC)
-    for j in range(2):
-        t = cuda.threadIdx.x * 2 + j
-        items[j].v = src[t]
-        items[j].i = t
-    best = block.reduce(items, pick)
-    if cuda.threadIdx.x == 0:
-        out[0] = best.i
+row_stats, argmax = kernels(cuda)
 
 
 def test_numeric_reductions_compile_and_link() -> None:

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from helpers.kernels import CC, typing_error
 from helpers.plans import reduce_plan
+from helpers.reduce_kernels import REC, kernels
 from numba import cuda
 from numba.cuda import types
 from numba.cuda.np.numpy_support import from_dtype
@@ -27,7 +28,6 @@ from scan._spec import c_parameters
 
 F32 = types.float32[::1]
 I32 = types.int32[::1]
-REC = np.dtype([("v", np.float32), ("i", np.int32)])
 
 
 plan = reduce_plan
@@ -129,31 +129,7 @@ def test_every_algorithm_is_cubs(algorithm: str) -> None:
 # ---------------------------------------------------------------- kernels (NVRTC, link)
 
 
-@cuda.jit(device=True)
-def _pick(a: Any, b: Any) -> Any:
-    return a if a[0] >= b[0] else b
-
-
-def _row_stats(src: Any, out: Any) -> None:
-    items = cuda.local.array(4, np.float32)
-    row = src[cuda.blockIdx.x]
-    block.load(row, 0, items, oob_default=0.0)
-    total = block.sum(items)
-    top = block.reduce(items, "max", valid=row.shape[0], broadcast=True)
-    x = block.reduce(row[cuda.threadIdx.x], "min", algorithm="raking")
-    if cuda.threadIdx.x == 0:
-        out[cuda.blockIdx.x] = total + top + x
-
-
-def _argmax(src: Any, out: Any) -> None:
-    items = cuda.local.array(2, REC)
-    for j in range(2):
-        t = cuda.threadIdx.x * 2 + j
-        items[j].v = src[t]
-        items[j].i = t
-    best = block.reduce(items, _pick)
-    if cuda.threadIdx.x == 0:
-        out[0] = best.i
+_row_stats, _argmax = kernels(cuda)
 
 
 @pytest.mark.nvrtc
