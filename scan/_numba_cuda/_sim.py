@@ -740,15 +740,7 @@ class _Call:
 
     def compute(self) -> None:
         """Per-thread reductions, exclusive partials and the block aggregate."""
-        plan = self.plans[0]
-        assert plan is not None
-        for rank, other in enumerate(self.plans):
-            if other is not plan and other != plan:
-                raise PlanError(
-                    f"{plan.function}: thread {rank} of the block called it with other operand "
-                    "types or options than thread 0; every thread of a block must make the "
-                    "same call"
-                )
+        plan = _same_plan(self.plans)
         _check_items(plan, self.unfilled)
         dtype = plan.value_dtype
         combine = _combiner(plan.scan_op, dtype)
@@ -769,6 +761,20 @@ class _Call:
                 running = combine(running, partial)
         self.aggregate = running  # the tile's items in order, both ways
         self.computed = True
+
+
+def _same_plan(plans: list[Any]) -> Any:
+    """Thread 0's plan, once every thread's is equal to it (else the call is refused)."""
+    plan = plans[0]
+    assert plan is not None
+    for rank, other in enumerate(plans):
+        if other is not plan and other != plan:
+            raise PlanError(
+                f"{plan.function}: thread {rank} of the block called it with other operand "
+                "types or options than thread 0; every thread of a block must make the "
+                "same call"
+            )
+    return plan
 
 
 class _BlockState:
@@ -1044,14 +1050,7 @@ class _Collective:
         )
 
     def compute(self, simulate: Callable[[Any], list[Any]]) -> None:
-        plan = self.plans[0]
-        for rank, other in enumerate(self.plans):
-            if other is not plan and other != plan:
-                raise PlanError(
-                    f"{plan.function}: thread {rank} of the block called it with other operand "
-                    "types or options than thread 0; every thread of a block must make the "
-                    "same call"
-                )
+        _same_plan(self.plans)
         self.results = simulate(self)
         self.computed = True
 
