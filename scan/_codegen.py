@@ -265,6 +265,18 @@ def thread_items_first(plan: ScanPlan) -> bool:
     )
 
 
+def _partial_scan(n: int) -> list[str]:
+    """The thread's own items scanned (``partial``), ahead of the block scan."""
+    return [
+        "  // exact for integers: the thread's items are scanned before the block",
+        "  // scan, so only independent operations follow the prefix's barrier",
+        f"  value_t partial[{n}];",
+        "  partial[0] = input[0];",
+        "  #pragma unroll",
+        f"  for (int i = 1; i < {n}; ++i) partial[i] = scan_op_t{{}}(partial[i - 1], input[i]);",
+    ]
+
+
 def _thread_items_first_call(plan: ScanPlan) -> list[str]:
     n = plan.items_per_thread
     if plan.mode == "inclusive":
@@ -275,12 +287,7 @@ def _thread_items_first_call(plan: ScanPlan) -> list[str]:
         start = 1
     lines = [
         "  prefix_op_t prefix_op{state};",
-        "  // exact for integers: the thread's items are scanned before the block",
-        "  // scan, so only independent operations follow the prefix's barrier",
-        f"  value_t partial[{n}];",
-        "  partial[0] = input[0];",
-        "  #pragma unroll",
-        f"  for (int i = 1; i < {n}; ++i) partial[i] = scan_op_t{{}}(partial[i - 1], input[i]);",
+        *_partial_scan(n),
         "  value_t thread_prefix;",
         f"  block_scan_t(temp_storage).ExclusiveScan(partial[{n - 1}], thread_prefix, "
         "scan_op_t{}, prefix_op);",
@@ -292,86 +299,152 @@ def _thread_items_first_call(plan: ScanPlan) -> list[str]:
 
 
 def _io_decl(plan: ScanPlan) -> str:
-    """``input`` and ``output``: the call's items, or for a reverse scan the reversed tile's."""
+    """``input`` and ``output``: the call's items, or for a reverse scan the thread's reversed."""
     n = plan.items_per_thread
     if not plan.reverse:
         return (
             f"  value_t (&input)[{n}]  = *static_cast<value_t (*)[{n}]>(in);\n"
             f"  value_t (&output)[{n}] = *static_cast<value_t (*)[{n}]>(out);"
         )
-    bx, by, bz = plan.block
-    t = plan.threads
     return "\n".join(
         [
-            "  // reverse=True: the tile is scanned from its end. Its items go through",
-            "  // shared memory into the reversed tile (thread t gets the items of thread",
-            "  // T-1-t, last first), whose forward scan, the operator's operands swapped,",
-            "  // gives the suffixes; they go back the same way (_reverse_out).",
+            "  // reverse=True: the tile is scanned from its end. Each thread takes its",
+            "  // items last first (input); thread T-1's come first in the scan's order,",
+            "  // so thread t's share of the block scan is made by rank T-1-t (_reverse_call).",
             f"  value_t (&tile_in)[{n}] = *static_cast<value_t (*)[{n}]>(in);",
             f"  value_t (&tile_out)[{n}] = *static_cast<value_t (*)[{n}]>(out);",
-            "  // one padding slot after every 32: a thread's items are apart by the",
-            "  // items per thread, which would put 32 threads on few banks",
-            f"  __shared__ value_t reverse_tile[{_padded(t * n)}];",
-            "  const auto slot = [](int k) { return k + (k >> 5); };",
-            f"  const int rank = cub::RowMajorTid({bx}, {by}, {bz});",
-            "  #pragma unroll",
-            f"  for (int i = 0; i < {n}; ++i)",
-            f"    reverse_tile[slot(({t - 1} - rank) * {n} + ({n - 1} - i))] = tile_in[i];",
-            "  __syncthreads();",
             f"  value_t input[{n}];",
             f"  value_t output[{n}];",
             "  #pragma unroll",
-            f"  for (int i = 0; i < {n}; ++i) input[i] = reverse_tile[slot(rank * {n} + i)];",
+            f"  for (int i = 0; i < {n}; ++i) input[i] = tile_in[{n - 1} - i];",
         ]
     )
 
 
-def _padded(items: int) -> int:
-    """Slots of the reverse exchange for `items` items: one padding slot after every 32."""
-    return items + (items - 1) // 32 + 1
+def _reverse_call(plan: ScanPlan) -> list[str]:
+    """A reverse scan: CUB's own steps for several items a thread, ranks mirrored.
 
+    CUB scans ``ITEMS`` items a thread in three steps: the thread reduces its
+    items (``cub::ThreadReduce``), the block scans the threads' totals (the
+    one-item ``ExclusiveSum``/``ExclusiveScan`` with the call's other
+    operands), and the thread scans its items from the prefix it got. Here the
+    thread's items are its own taken last first (``input``), and only the
+    middle step needs the threads in the scan's order: thread t's total goes
+    through shared memory to rank T-1-t, and the prefix that rank gets comes
+    back. The operations and their order are CUB's, so the results are those
+    of a forward scan of the reversed tile, bit for bit. One item a thread is
+    exchanged as it is and scanned by the call itself (CUB's one-item path).
 
-def _reverse_out(plan: ScanPlan) -> list[str]:
-    """The reversed tile's results back into the call's items (``tile_out``)."""
+    The two exchanges use separate slots, so no barrier is needed after the
+    call: every thread has finished its reads of the temp storage and of the
+    first slots before any passes the second barrier, and the next call writes
+    the second slots only after its own first barrier.
+    """
     n, t = plan.items_per_thread, plan.threads
+    bx, by, bz = plan.block
     lines = [
-        "  __syncthreads(); // every thread has read its reversed items",
-        "  #pragma unroll",
-        f"  for (int i = 0; i < {n}; ++i) reverse_tile[slot(rank * {n} + i)] = output[i];",
-        "  __syncthreads();",
-        "  #pragma unroll",
-        f"  for (int i = 0; i < {n}; ++i)",
-        f"    tile_out[i] = reverse_tile[slot(({t - 1} - rank) * {n} + ({n - 1} - i))];",
+        f"  __shared__ value_t reverse_slots[2][{t}];",
+        f"  const int rank = cub::RowMajorTid({bx}, {by}, {bz});",
+        f"  const int mirror = {t - 1} - rank;",
     ]
-    if plan.auto_sync:
-        lines.append(_SYNC)
-    return lines
-
-
-def _scan_call(plan: ScanPlan) -> str:
+    if plan.prefix_op is not None:
+        lines.append("  prefix_op_t prefix_op{state};")
+    if n == 1:
+        return [
+            *lines,
+            "  reverse_slots[0][mirror] = input[0];",
+            "  __syncthreads();",
+            "  input[0] = reverse_slots[0][rank];",
+            f"  {_block_call(plan, _scan_method(plan), ['input', 'output'])}",
+            "  reverse_slots[1][mirror] = output[0];",
+            "  __syncthreads();",
+            "  tile_out[0] = reverse_slots[1][rank];",
+        ]
     sum_path = plan.scan_op.is_sum and not plan.has_initial_value
-    method = ("Inclusive" if plan.mode == "inclusive" else "Exclusive") + (
+    first = thread_items_first(plan)
+    op = "::cuda::std::plus<>{}" if sum_path and not first else "scan_op_t{}"
+    if first:
+        lines += [*_partial_scan(n), f"  reverse_slots[0][mirror] = partial[{n - 1}];"]
+        method = "ExclusiveScan"
+    else:
+        lines.append(f"  reverse_slots[0][mirror] = cub::ThreadReduce(input, {op});")
+        method = "ExclusiveSum" if sum_path else "ExclusiveScan"
+    lines += [
+        "  __syncthreads();",
+        "  value_t thread_prefix;",
+        "  "
+        + _block_call(plan, method, ["reverse_slots[0][rank]", "thread_prefix"], force_op=first),
+        "  reverse_slots[1][mirror] = thread_prefix;",
+        "  __syncthreads();",
+        "  thread_prefix = reverse_slots[1][rank];",
+    ]
+    if first:
+        if plan.mode == "inclusive":
+            combine, start = "output[i] = scan_op_t{}(thread_prefix, partial[i]);", 0
+        else:
+            combine, start = "output[i] = scan_op_t{}(thread_prefix, partial[i - 1]);", 1
+            lines.append("  output[0] = thread_prefix;")
+        lines += ["  #pragma unroll", f"  for (int i = {start}; i < {n}; ++i) {combine}"]
+    else:
+        # CUB applies the prefix in every thread when there is a prefix callback,
+        # an initial value or (exclusive sums) the implicit zero; else not in rank 0
+        always = (
+            plan.prefix_op is not None
+            or plan.has_initial_value
+            or (sum_path and plan.mode == "exclusive")
+        )
+        apply = "true" if always else "mirror != 0"
+        loop = f"for (int i = 1; i < {n}; ++i)"
+        step = f"acc = {op}(acc, input[i]);"
+        lines += [
+            "  value_t acc = input[0];",
+            f"  if ({apply}) acc = {op}(thread_prefix, acc);",
+            "  output[0] = " + ("acc;" if plan.mode == "inclusive" else "thread_prefix;"),
+            "  #pragma unroll",
+            f"  {loop} {{ {step} output[i] = acc; }}"
+            if plan.mode == "inclusive"
+            else f"  {loop} {{ output[i] = acc; {step} }}",
+        ]
+    return [
+        *lines,
+        "  #pragma unroll",
+        f"  for (int i = 0; i < {n}; ++i) tile_out[{n - 1} - i] = output[i];",
+    ]
+
+
+def _scan_method(plan: ScanPlan) -> str:
+    """The CUB method of the call (``InclusiveSum``, ``ExclusiveScan``, ...)."""
+    sum_path = plan.scan_op.is_sum and not plan.has_initial_value
+    return ("Inclusive" if plan.mode == "inclusive" else "Exclusive") + (
         "Sum" if sum_path else "Scan"
     )
-    args = ["input", "output"]
+
+
+def _block_call(plan: ScanPlan, method: str, operands: list[str], force_op: bool = False) -> str:
+    """``block_scan_t(temp_storage).<method>(operands, <the call's other operands>);``."""
+    args = list(operands)
     if plan.has_initial_value:
         args.append("*static_cast<const value_t*>(initial_value)")
-    if not sum_path:
+    if force_op or not method.endswith("Sum"):
         args.append("scan_op_t{}")
     if plan.prefix_op is not None:
         args.append("prefix_op")
     if plan.has_block_aggregate:
         args.append("*static_cast<value_t*>(block_aggregate)")
+    return f"block_scan_t(temp_storage).{method}({', '.join(args)});"
+
+
+def _scan_call(plan: ScanPlan) -> str:
+    if plan.reverse:
+        return "\n".join(_reverse_call(plan))
     lines = []
     if thread_items_first(plan):
         lines += _thread_items_first_call(plan)
     else:
         if plan.prefix_op is not None:
             lines.append("  prefix_op_t prefix_op{state};")
-        lines.append(f"  block_scan_t(temp_storage).{method}({', '.join(args)});")
-    if plan.reverse:
-        lines += _reverse_out(plan)
-    elif plan.auto_sync:
+        lines.append("  " + _block_call(plan, _scan_method(plan), ["input", "output"]))
+    if plan.auto_sync:
         lines.append(_CALLBACK_SCAN_SYNC if callback_barrier_suffices(plan) else _SYNC)
     return "\n".join(lines)
 
@@ -393,7 +466,7 @@ def callback_barrier_suffices(plan: ScanPlan) -> bool:
         plan.prefix_op is not None
         and plan.algorithm == "warp_scans"
         and plan.temp_storage == "implicit"
-        and not plan.reverse  # its exchange back ends with a barrier of its own
+        and not plan.reverse  # ends after its second exchange barrier (_reverse_call)
     )
 
 

@@ -710,7 +710,7 @@ def plan_scan(
     if not isinstance(reverse, bool | np.bool_):
         raise PlanError(f"{f}: reverse= must be a literal True or False (got {reverse!r})")
     if reverse:
-        check_reverse_exchange(f, block, ipt, value_dtype)
+        check_reverse_exchange(f, block, value_dtype)
     return ScanPlan(
         function=f,
         value_dtype=value_dtype,
@@ -729,19 +729,19 @@ def plan_scan(
     )
 
 
-#: The largest tile a reverse scan exchanges through shared memory (bytes).
+#: The most shared memory a reverse scan's exchange may add (bytes).
 REVERSE_EXCHANGE_LIMIT = 32 * 1024
 
 
-def check_reverse_exchange(f: str, block: Block, ipt: int, value_dtype: np.dtype) -> None:
-    """Refuse a reverse scan whose tile does not fit the exchange buffer."""
+def check_reverse_exchange(f: str, block: Block, value_dtype: np.dtype) -> None:
+    """Refuse a reverse scan whose exchange (one value a thread, each way) is too large."""
     threads = block[0] * block[1] * block[2]
-    nbytes = threads * ipt * value_dtype.itemsize
+    nbytes = 2 * threads * value_dtype.itemsize
     if nbytes > REVERSE_EXCHANGE_LIMIT:
         raise PlanError(
-            f"{f}: reverse=True exchanges the tile through shared memory ({threads} threads x "
-            f"{ipt} items x {value_dtype.itemsize} bytes = {nbytes} bytes), more than the "
-            f"{REVERSE_EXCHANGE_LIMIT} bytes it may use; use fewer threads or items per thread"
+            f"{f}: reverse=True exchanges one value a thread each way through shared memory "
+            f"(2 x {threads} threads x {value_dtype.itemsize} bytes = {nbytes} bytes), more "
+            f"than the {REVERSE_EXCHANGE_LIMIT} bytes it may use; use fewer threads"
         )
 
 

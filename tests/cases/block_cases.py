@@ -318,9 +318,9 @@ def expected_refusals(case: ScanCase) -> list[tuple[type[Exception], str]]:
         out.append((PlanError, f"algorithm={case.io!r} {warp}"))
     if case.entry == "none":
         return out
-    tile_bytes = case.tile_items * np.dtype(case.dtype).itemsize
-    if case.reverse and tile_bytes > REVERSE_EXCHANGE_LIMIT:
-        out.append((PlanError, "reverse=True exchanges the tile through shared memory"))
+    exchange_bytes = 2 * case.threads * np.dtype(case.dtype).itemsize
+    if case.reverse and exchange_bytes > REVERSE_EXCHANGE_LIMIT:
+        out.append((PlanError, "reverse=True exchanges one value a thread each way"))
     if case.algorithm == "warp_scans" and case.threads % 32:
         out.append((PlanError, f"algorithm='warp_scans' {warp}"))
     if np.dtype(case.dtype).kind == "f" and case.op in BITWISE:

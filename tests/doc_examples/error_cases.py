@@ -117,6 +117,11 @@ def _reduce(**kw: object) -> None:
 
 
 _PAIR = np.dtype([("value", np.float32), ("pos", np.int32)])
+_WIDE = np.dtype([("x", np.float64), ("y", np.float64), ("z", np.float64)])
+
+
+def _keep(a: object, b: object) -> object:
+    return a
 
 
 def _io(**kw: object) -> None:
@@ -247,8 +252,12 @@ CASES: dict[str, Callable[[], object]] = {
     "kernel_only": lambda: block.inclusive_sum(1),
     "temp_storage_primitive": lambda: block.temp_storage("sort", np.int32, 128, cc=(9, 0)),
     "reverse_not_literal": lambda: _scan(reverse=1),
-    "reverse_tile_too_large": lambda: _scan(
-        values=ArrayFact(np.float64, 1, 16), block=(512, 1, 1), reverse=True
+    "reverse_exchange_too_large": lambda: _scan(
+        function="inclusive_scan",
+        values=ArrayFact(_WIDE, 1, 1),
+        scan_op=_keep,
+        block=(1024, 1, 1),
+        reverse=True,
     ),
     "reduce_records_sum": lambda: _reduce(function="sum", items=ArrayFact(_PAIR, 1, 4), op="+"),
     "reduce_bitwise_float": lambda: _reduce(op="|"),

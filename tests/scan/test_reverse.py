@@ -20,7 +20,7 @@ import scan
 import statefn
 from scan import PlanError, block
 from scan._codegen import CallbackDecl
-from scan._plan import ArrayFact, plan_fields
+from scan._plan import ArrayFact, ScalarFact, plan_fields
 from scan._primitives.block_scan import render_scan
 
 
@@ -37,20 +37,49 @@ def test_reverse_must_be_a_literal_bool() -> None:
         scan_plan(reverse=1)
 
 
-def test_a_tile_too_large_to_exchange_is_refused() -> None:
-    big = ArrayFact(np.float64, 1, 16)
-    with pytest.raises(PlanError, match=r"reverse=True exchanges the tile through shared memory"):
-        scan_plan(values=big, block=(512, 1, 1), reverse=True)
-    scan_plan(values=big, block=(256, 1, 1), reverse=True)  # 32 KiB: accepted
+def test_an_exchange_too_large_for_its_shared_memory_is_refused() -> None:
+    wide = ArrayFact(np.dtype([(f"f{i}", np.float64) for i in range(3)]), 1, 1)  # 24 bytes
+
+    def keep(a: Any, b: Any) -> Any:
+        return a
+
+    records = {"function": "inclusive_scan", "scan_op": keep, "values": wide, "reverse": True}
+    with pytest.raises(PlanError, match=r"reverse=True exchanges one value a thread each way"):
+        scan_plan(block=(1024, 1, 1), **records)  # 48 KiB
+    scan_plan(block=(512, 1, 1), **records)  # 24 KiB
+    big = ArrayFact(np.float64, 1, 16)  # the tile's size does not matter: 64 KiB
+    scan_plan(values=big, block=(512, 1, 1), reverse=True)
 
 
-def test_the_tile_goes_through_shared_memory_and_back() -> None:
-    text = render_scan(scan_plan(reverse=True))
-    assert "__shared__ value_t reverse_tile[528];" in text  # 512 items, 16 padding slots
-    assert "reverse_tile[slot((127 - rank) * 4 + (3 - i))] = tile_in[i];" in text
-    assert "tile_out[i] = reverse_tile[slot((127 - rank) * 4 + (3 - i))];" in text
-    assert text.count("__syncthreads()") == 4  # in, before and after the way back, auto_sync
+def test_only_the_thread_totals_go_through_shared_memory() -> None:
+    text = render_scan(scan_plan(reverse=True))  # 128 threads x 4 int32 items
+    assert "for (int i = 0; i < 4; ++i) input[i] = tile_in[3 - i];" in text
+    assert "__shared__ value_t reverse_slots[2][128];" in text
+    assert "reverse_slots[0][mirror] = cub::ThreadReduce(input, ::cuda::std::plus<>{});" in text
+    assert "ExclusiveSum(reverse_slots[0][rank], thread_prefix);" in text
+    assert "if (mirror != 0) acc = " in text  # rank 0 of the scan is thread T-1
+    assert "for (int i = 0; i < 4; ++i) tile_out[3 - i] = output[i];" in text
+    # the two exchanges, and no trailing barrier: their slots differ
+    assert text.count("__syncthreads()") == 2
+    one = render_scan(scan_plan(values=ArrayFact(np.int32, 1, 1), reverse=True))
+    assert "reverse_slots[0][mirror] = input[0];" in one  # the item itself, CUB's 1-item call
+    assert "block_scan_t(temp_storage).InclusiveSum(input, output);" in one
+    assert one.count("__syncthreads()") == 2
     assert "__syncthreads()" in render_scan(scan_plan())
+
+
+def test_the_prefix_is_applied_where_cub_applies_it() -> None:
+    exclusive = render_scan(scan_plan(function="exclusive_sum", mode="exclusive", reverse=True))
+    assert "if (true) acc = " in exclusive  # the implicit zero
+    assert "output[0] = thread_prefix;" in exclusive
+    floats = ArrayFact(np.float64, 1, 4)
+    seeded = scan_plan(
+        values=floats, scan_op="max", initial_value=ScalarFact(np.float64), reverse=True
+    )
+    assert "if (true) acc = " in render_scan(seeded)
+    plain = render_scan(scan_plan(values=floats, scan_op="max", reverse=True))
+    assert "if (mirror != 0) acc = scan_op_t{}(thread_prefix, acc);" in plain
+    assert "ExclusiveScan(reverse_slots[0][rank], thread_prefix, scan_op_t{});" in plain
 
 
 def test_a_user_operator_takes_its_operands_swapped() -> None:
