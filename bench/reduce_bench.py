@@ -35,6 +35,10 @@ reduce algorithm ``algo``), the same on both sides:
     load's, at run time. A load through shared memory (``--io
     warp_transpose`` or ``transpose``) is called with ``auto_sync=False``:
     the reduce's barriers already separate the tiles, as in the CUB kernel.
+    With ``--loop peeled`` the project kernels take the CUB kernel's loop
+    instead: full tiles in the loop, the partial tile once after it with
+    ``auto_sync=False`` on its reduce (no barrier after the last tile); the
+    records then carry ``loop=peeled``.
 ``cub_cpp``
     Hand-written CUDA C++ (``bench/cub_reduce.cu``): ``cub::BlockLoad`` of the
     full tiles unguarded in the loop and of the partial last tile, guarded
@@ -233,6 +237,9 @@ def make_kernel(task: Task, cfg: Config) -> Any:
     # no shared memory and no barrier either way.
     LOAD_SYNC = IO not in SHARED_MEMORY_LOADS
 
+    if _peeled():
+        return _peeled_kernel(task, cfg, LOAD_SYNC)
+
     if task.op == "sum":
 
         @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
@@ -261,6 +268,51 @@ def make_kernel(task: Task, cfg: Config) -> Any:
             out[cuda.blockIdx.x] = running
 
     return row_max
+
+
+def _peeled() -> bool:
+    return os.environ.get(LOOP_ENV, "docs") == "peeled"
+
+
+#: environment variable choosing the project kernels' loop (``docs`` or ``peeled``),
+#: so the compile pool's workers build the same kernels as this process
+LOOP_ENV = "REDUCE_BENCH_LOOP"
+
+
+def _peeled_kernel(task: Task, cfg: Config, load_sync: bool) -> Any:
+    """The CUB kernel's loop: full tiles, then the partial one with no barrier after it."""
+    from scan import block
+
+    ITEMS, IO, ALGO, LOAD_SYNC = cfg.items, cfg.io, cfg.algo, load_sync
+    T = task.np_type
+    TILE = cfg.threads * cfg.items
+    IDENTITY = T(0) if task.op == "sum" else T(-np.inf)
+    SUM = task.op == "sum"
+
+    @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
+    def row_peeled(src: Any, out: Any) -> None:
+        row = src[cuda.blockIdx.x]
+        items = cuda.local.array(ITEMS, T)
+        running = IDENTITY
+        full = row.shape[0] // TILE * TILE
+        for base in range(0, full, TILE):
+            block.load(row, base, items, oob_default=IDENTITY, algorithm=IO, auto_sync=LOAD_SYNC)
+            if SUM:
+                running += block.sum(items, algorithm=ALGO)
+            else:
+                tile = block.reduce(items, "max", algorithm=ALGO)
+                running = tile if running < tile else running
+        if full < row.shape[0]:
+            block.load(row, full, items, oob_default=IDENTITY, algorithm=IO, auto_sync=LOAD_SYNC)
+            if SUM:
+                running += block.sum(items, algorithm=ALGO, auto_sync=False)
+            else:
+                tile = block.reduce(items, "max", algorithm=ALGO, auto_sync=False)
+                running = tile if running < tile else running
+        if cuda.threadIdx.x == 0:
+            out[cuda.blockIdx.x] = running
+
+    return row_peeled
 
 
 @functools.cache
@@ -521,6 +573,9 @@ def _label(group: Group, impl: str, cfg: Config) -> dict[str, object]:
         "io": cfg.io,
         "algo": cfg.algo,
         "config": cfg.label,
+        **(
+            {"loop": "peeled"} if impl == "project" and os.environ.get(LOOP_ENV) == "peeled" else {}
+        ),
     }
 
 
@@ -1040,7 +1095,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--build-only", action="store_true", help="compile for sm_90 only (no GPU needed)"
     )
+    parser.add_argument(
+        "--loop",
+        choices=("docs", "peeled"),
+        default="docs",
+        help="the project kernels' tile loop: docs/reduce.md's (default) or the CUB kernel's",
+    )
     args = parser.parse_args(argv)
+    os.environ[LOOP_ENV] = args.loop
     if args.reps < 1 or args.warmup < 0:
         parser.error(f"--reps must be >= 1 and --warmup >= 0, got {args.reps}, {args.warmup}")
     if args.quick:
