@@ -28,6 +28,7 @@ one they refuse host calls.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeAlias
 
@@ -51,6 +52,7 @@ __all__ = [
     "host_call",
     "kernel_only",
     "plan_call",
+    "public_functions",
     "set_host_backend",
 ]
 
@@ -162,22 +164,35 @@ def host_backend() -> HostBackend | None:
 
 
 def kernel_only(name: str, *, simulator: bool = False) -> RuntimeError:
-    """The refusal of a block primitive called from host code.
+    """The refusal of a kernel-side function (entry-point key `name`) called from host code.
 
     `simulator` is True when the call reached the simulator (NUMBA_ENABLE_CUDASIM=1
     already set): the advice to set it would then be wrong.
     """
+    name = name if "." in name else f"block.{name}"
     if simulator:
         return RuntimeError(
-            f"scan.block.{name}() was called from host code, not inside a @cuda.jit kernel; "
+            f"scan.{name}() was called from host code, not inside a @cuda.jit kernel; "
             "the simulator (NUMBA_ENABLE_CUDASIM=1) runs it only in a kernel launch: "
             "call it from a @cuda.jit function, from every thread of the block, "
             "and launch that with kernel[blocks, threads](...)"
         )
     return RuntimeError(
-        f"scan.block.{name}() runs inside @cuda.jit kernels only (all threads of a block "
+        f"scan.{name}() runs inside @cuda.jit kernels only (all threads of a block "
         "call it); to run kernels without a GPU set NUMBA_ENABLE_CUDASIM=1 before importing numba"
     )
+
+
+def public_functions() -> dict[str, Callable[..., Any]]:
+    """Each entry point's public function (``scan.block.inclusive_sum``, ...), by key.
+
+    Imports the modules that hold them; call it once they can be imported
+    (the front ends do, after :mod:`scan.block`).
+    """
+    return {
+        key: getattr(importlib.import_module(f"scan.{entry.module}"), entry.name)
+        for key, entry in CALLS.items()
+    }
 
 
 def host_call(name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Any:

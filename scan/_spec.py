@@ -67,11 +67,12 @@ class Param:
 
 @attrs.frozen
 class EntryPoint:
-    """One public function of :mod:`scan.block`: its parameters and what it plans.
+    """One public function of a kernel-side module (:mod:`scan.block`): its parameters and plan.
 
     Attributes
     ----------
     name : str
+        The function's name in its module.
     kind : str
         What the call does within its family (``"scan"``, ``"load"``,
         ``"store"``, ``"reduce"``).
@@ -82,6 +83,10 @@ class EntryPoint:
         ``mode=``) or the family has none.
     sum : bool
         Whether the operator is fixed to ``+``.
+    module : str
+        The module of :mod:`scan` the function belongs to. Modules may
+        share function names: the registry, the planners' messages, the
+        front ends and the simulator know a call by its :attr:`key`.
     """
 
     name: str
@@ -89,6 +94,7 @@ class EntryPoint:
     params: tuple[Param, ...]
     mode: Literal["inclusive", "exclusive"] | None = None
     sum: bool = False
+    module: Literal["block"] = "block"
     signature: inspect.Signature = attrs.field(init=False, eq=False, repr=False)
 
     @signature.default
@@ -103,6 +109,17 @@ class EntryPoint:
                 for p in self.params
             ]
         )
+
+    @property
+    def key(self) -> str:
+        """The call's name in the registry and in messages: ``inclusive_sum`` for
+        :mod:`scan.block`'s functions, ``<module>.<name>`` for other modules'."""
+        return self.name if self.module == "block" else f"{self.module}.{self.name}"
+
+    @property
+    def qualified_name(self) -> str:
+        """``scan.<module>.<name>``."""
+        return f"scan.{self.module}.{self.name}"
 
     @property
     def names(self) -> frozenset[str]:
@@ -203,7 +220,7 @@ class AbiOperand:
         for name in names:
             if name in entry.names:
                 return name
-        raise KeyError(f"{entry.name} has none of the parameters {names} (operand {self.name})")
+        raise KeyError(f"{entry.key} has none of the parameters {names} (operand {self.name})")
 
 
 def c_parameters(operands: Sequence[AbiOperand]) -> str:

@@ -44,8 +44,7 @@ from pathlib import Path
 from typing import Any, ForwardRef
 
 from . import _vocab, block
-from ._calls import CALLS
-from ._primitives import PRIMITIVES
+from ._primitives import PRIMITIVES, module_calls
 from ._primitives._stubs_common import (
     DECLARATIONS,
     HEADER,
@@ -72,6 +71,9 @@ _VOCABULARY_LITERALS = {
     "_TileAlgorithmCodes": _vocab.IO_ALGORITHMS,
 }
 _LABEL = "scan/block.pyi"
+
+#: The entry points of scan.block, by name (block.pyi types them).
+_BLOCK = module_calls("block")
 
 
 class StubTableError(ValueError):
@@ -100,7 +102,7 @@ def render(entry_points: Sequence[StubFunction] = ENTRY_POINTS) -> str:
         parts.append(_render_function(helper, signature, f"scan.block.{helper.name}"))
     for function in entry_points:
         source = f"scan._calls.CALLS[{function.name!r}]"
-        parts.append(_render_function(function, CALLS[function.name].signature, source))
+        parts.append(_render_function(function, _BLOCK[function.name].signature, source))
     return "".join(parts)
 
 
@@ -156,11 +158,11 @@ def main(argv: Sequence[str] | None = None, *, path: Path = STUB_PATH) -> int:
 def _check_coverage(entry_points: Sequence[StubFunction]) -> None:
     names = [f.name for f in entry_points]
     for name in names:
-        if name not in CALLS:
+        if name not in _BLOCK:
             raise StubTableError(f"{name}: not an entry point of scan._calls.CALLS")
         if names.count(name) > 1:
             raise StubTableError(f"{name}: more than one overload table")
-    for name in CALLS:
+    for name in _BLOCK:
         if name not in names:
             raise StubTableError(f"{name}: an entry point of scan._calls.CALLS without overloads")
     stubbed = {*NAMED_TUPLES, *(h.name for h in HELPERS), *names}

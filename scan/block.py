@@ -34,35 +34,36 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from ._build import temp_storage_layout
-from ._calls import CALLS, host_backend, host_call, kernel_only
+from ._calls import host_backend, host_call, kernel_only
 from ._errors import PlanError
-from ._primitives import for_call
+from ._primitives import for_call, module_calls
 from ._shapes import LaunchShape, check_row_length, item_size, propose
 from ._spec import EntryPoint
 from ._target import check_cc
 from ._vocab import TempStorageLayout
 
 
-def _entry_point(entry: EntryPoint) -> Callable[..., Any]:
+def entry_point(entry: EntryPoint) -> Callable[..., Any]:
     """The public function of a call of the registry: its signature and docstring from the spec."""
-    name = entry.name
+    key = entry.key
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        return host_call(name, args, kwargs)
+        return host_call(key, args, kwargs)
 
-    call.__name__ = call.__qualname__ = name
-    call.__module__ = __name__
-    call.__doc__ = for_call(name).docs[name]
+    call.__name__ = call.__qualname__ = entry.name
+    call.__module__ = f"scan.{entry.module}"
+    call.__doc__ = for_call(key).docs[entry.name]
     call.__signature__ = entry.signature  # type: ignore[attr-defined]
     return call
 
 
 # scan, inclusive_sum, ..., load, store, reduce, sum: one function per call of
-# every family (scan._primitives); block.pyi types them
-globals().update({name: _entry_point(entry) for name, entry in CALLS.items()})
+# every family (scan._primitives) in this module; block.pyi types them
+_CALLS = module_calls("block")
+globals().update({name: entry_point(entry) for name, entry in _CALLS.items()})
 
 __all__ = sorted(
-    ["LaunchShape", "TempStorageLayout", *CALLS, "launch_shape", "temp_storage", "tile_size"]
+    ["LaunchShape", "TempStorageLayout", *_CALLS, "launch_shape", "temp_storage", "tile_size"]
 )
 
 

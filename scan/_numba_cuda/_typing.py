@@ -41,7 +41,7 @@ from numba.cuda.typing.templates import AbstractTemplate, signature
 import statefn
 
 from .. import block
-from .._calls import CALLS, bind, collect_facts, plan_call
+from .._calls import CALLS, bind, collect_facts, plan_call, public_functions
 from .._errors import ScanError
 from .._numba_facts import (
     IRFacts,
@@ -67,7 +67,7 @@ __all__ = [
 #: The hidden literal keyword carrying the local-array lengths of a call.
 LENGTHS_KW = "_scan_static_lengths"
 #: The public functions, by entry-point name (the typing and lowering keys).
-FUNCTIONS: dict[str, Callable[..., Any]] = {name: getattr(block, name) for name in CALLS}
+FUNCTIONS: dict[str, Callable[..., Any]] = public_functions()
 _BY_OBJECT = {id(fn): name for name, fn in FUNCTIONS.items()}
 # the operands whose literal lengths the rewrite records
 _ARRAY_ROLES = ("operand", "array")

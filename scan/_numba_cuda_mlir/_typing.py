@@ -36,7 +36,7 @@ from numba_cuda_mlir.numba_cuda.typing.templates import AbstractTemplate, signat
 import statefn
 
 from .. import block
-from .._calls import CALLS, bind, collect_facts, plan_call
+from .._calls import bind, collect_facts, plan_call, public_functions
 from .._errors import ScanError
 from .._numba_facts import (
     IRFacts,
@@ -63,7 +63,7 @@ __all__ = [
 #: The hidden literal keyword the planner adds to every call.
 HIDDEN_KW = "_scan_mlir_facts"
 #: The public functions, by entry-point name (the typing and lowering keys).
-FUNCTIONS: dict[str, Callable[..., Any]] = {name: getattr(block, name) for name in CALLS}
+FUNCTIONS: dict[str, Callable[..., Any]] = public_functions()
 _BY_ID = {id(fn): name for name, fn in FUNCTIONS.items()}
 
 

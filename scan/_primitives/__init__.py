@@ -14,28 +14,36 @@ from typing import Any
 from .._spec import EntryPoint, Primitive
 from . import block_reduce, block_scan, tile_io
 
-__all__ = ["CALLS", "PRIMITIVES", "for_call", "for_layout", "for_plan"]
+__all__ = ["CALLS", "PRIMITIVES", "for_call", "for_layout", "for_plan", "module_calls"]
 
 #: Every family, in the order of their functions in ``block.pyi``.
 PRIMITIVES: tuple[Primitive, ...] = (tile_io.SPEC, block_scan.SPEC, block_reduce.SPEC)
 
 _BY_CALL: Mapping[str, Primitive] = MappingProxyType(
-    {entry.name: spec for spec in PRIMITIVES for entry in spec.calls}
+    {entry.key: spec for spec in PRIMITIVES for entry in spec.calls}
 )
 _BY_PLAN: Mapping[type, Primitive] = MappingProxyType({s.plan_type: s for s in PRIMITIVES})
 _BY_LAYOUT: Mapping[str, Primitive] = MappingProxyType(
     {name: spec for spec in PRIMITIVES for name in spec.layout_names}
 )
 
-#: Every entry point of :mod:`scan.block`, by name.
+#: Every entry point, by key (:attr:`~scan._spec.EntryPoint.key`: the name of a
+#: :mod:`scan.block` function, ``<module>.<name>`` for another module's).
 CALLS: Mapping[str, EntryPoint] = MappingProxyType(
-    {entry.name: entry for spec in PRIMITIVES for entry in spec.calls}
+    {entry.key: entry for spec in PRIMITIVES for entry in spec.calls}
 )
+if len(CALLS) != sum(len(spec.calls) for spec in PRIMITIVES):
+    raise ValueError("two families declare an entry point of the same module and name")
 
 
-def for_call(name: str) -> Primitive:
-    """The family of entry point `name`."""
-    return _BY_CALL[name]
+def for_call(key: str) -> Primitive:
+    """The family of entry point `key`."""
+    return _BY_CALL[key]
+
+
+def module_calls(module: str) -> dict[str, EntryPoint]:
+    """The entry points of :mod:`scan.<module>`, by function name."""
+    return {e.name: e for e in CALLS.values() if e.module == module}
 
 
 def for_plan(plan: Any) -> Primitive:

@@ -208,9 +208,9 @@ def plan_reduce(
 
 
 def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> ReducePlan:
-    temp = as_array(entry.name, "temp_storage", facts["temp_storage"])
+    temp = as_array(entry.key, "temp_storage", facts["temp_storage"])
     return plan_reduce(
-        function=entry.name,
+        function=entry.key,
         items=facts["items"],
         op="+" if entry.sum else facts["op"],
         valid=facts["valid"],

@@ -92,7 +92,7 @@ CALLS = (
 
 
 def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> ScanPlan:
-    name = entry.name
+    name = entry.key
     values = facts["values"]
     if values is None:
         raise ScanTypeError(f"{name}: values is required")

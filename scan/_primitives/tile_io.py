@@ -54,7 +54,7 @@ CALLS = (_io("load"), _io("store"))
 
 
 def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> TileIOPlan:
-    name = entry.name
+    name = entry.key
     array_name = "src" if entry.kind == "load" else "dst"
     array = as_array(name, array_name, facts[array_name])
     if array is None:
