@@ -254,8 +254,9 @@ DOCS: Mapping[str, str] = {
         Literal. Scan the tile from its end: each item's result combines it
         with the items after it, ``initial_value`` seeds from the right and
         ``prefix_op`` carries the suffix of the tiles to the right (it
-        receives the tile's aggregate, its items in order). At most 32 KiB a
-        tile (``threads * items * itemsize``).
+        receives the tile's aggregate, its items in order). Each thread's
+        share of the block scan crosses shared memory to the mirrored thread
+        and back: ``2 * threads * itemsize`` bytes, at most 32 KiB.
 
     Any other keyword is refused with a message naming the right one (e.g. the
     retired ``block_prefix_callback_op=``).
