@@ -479,18 +479,25 @@ def _poison_nan(out: Any) -> None:
 
 
 def _reference_recurrence(a: Any, g: Any) -> Any:
-    """float64 ``h[t] = g[t] + a[t+1] * h[t+1]`` per row, in chunks of rows."""
-    rows, cols = g.shape
-    ref = np.empty((rows, cols), np.float64)
-    step = max(1, (1 << 24) // max(cols, 1))
-    for r0 in range(0, rows, step):
-        ga = np.asfortranarray(g[r0 : r0 + step], dtype=np.float64)
-        aa = np.asfortranarray(a[r0 : r0 + step], dtype=np.float64)
-        h = np.empty_like(ga)
-        h[:, cols - 1] = ga[:, cols - 1]
-        for t in range(cols - 2, -1, -1):
-            h[:, t] = ga[:, t] + aa[:, t + 1] * h[:, t + 1]
-        ref[r0 : r0 + step] = h
+    """float64 ``h[t] = g[t] + a[t+1] * h[t+1]`` per row (compiled for the CPU, rows in parallel).
+
+    The same loop in NumPy, vectorised over rows, took 39 s for 8192 x 65536
+    on the GPU machine's host; compiled, well under a second plus its compile.
+    """
+    from numba import njit, prange
+
+    @njit(parallel=True)  # type: ignore[untyped-decorator, unused-ignore]
+    def backward(a: Any, g: Any, h: Any) -> None:  # pragma: no cover - compiled
+        rows, cols = g.shape
+        for r in prange(rows):
+            acc = np.float64(g[r, cols - 1])
+            h[r, cols - 1] = acc
+            for t in range(cols - 2, -1, -1):
+                acc = np.float64(g[r, t]) + np.float64(a[r, t + 1]) * acc
+                h[r, t] = acc
+
+    ref = np.empty(g.shape, np.float64)
+    backward(np.ascontiguousarray(a), np.ascontiguousarray(g), ref)
     return ref
 
 

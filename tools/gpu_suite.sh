@@ -7,7 +7,9 @@
 # not installed.
 #
 #   tools/gpu_suite.sh                 # everything
-#   SKIP_BENCH=1 tools/gpu_suite.sh    # tests, fuzzer and sanitizers (about 8 minutes)
+#   SKIP_BENCH=1 tools/gpu_suite.sh    # tests, fuzzer and sanitizers (about 5 minutes)
+#   SKIP_TESTS=1 FUZZ=0 SANITIZE=0 BENCH_ARGS="--parts reduce" tools/gpu_suite.sh
+#                                      # one benchmark part alone
 #
 # Steps, each with one summary line (in summary.txt too):
 #   tests       pytest -m '(gpu or sim) and not fuzz' (the GPU tests and the
@@ -58,7 +60,12 @@
 #   BENCH_ARGS         extra bench/run_all.py arguments (e.g. "--quick", "--parts cub,triton")
 #   SUITE_BUDGET_S     seconds for the whole script (default 570); the benchmark
 #                      gets what the tests leave, at most BENCH_BUDGET_S (default 420)
-#   SKIP_TESTS=1 / SKIP_BENCH=1
+#   SKIP_TESTS=1       skip the pytest step (the fuzzer and the sanitizers have
+#                      their own switches, FUZZ=0 and SANITIZE=0)
+#   SKIP_BENCH=1       skip the benchmark
+#   PACK_LOGS=1        at the end, move the per-step logs and folders (gpu_tests.log,
+#                      sanitizer_*.log, fuzz/, sass.txt, bench.png) into logs.tar.gz,
+#                      leaving the summaries and the benchmark's report beside it
 #
 # Wheels in .whl/ (e.g. a numpy 2.4.x that numba needs ahead of a newer system
 # numpy) are installed into /tmp/site, which goes first on PYTHONPATH; .tar.xz
@@ -364,6 +371,18 @@ else
 fi
 rm -f "$OUT/summary_steps.txt"
 rm -rf "$STATEFN_SCAN_CACHE_DIR"
+if [ "${PACK_LOGS:-0}" = "1" ]; then
+    (
+        cd "$OUT" || exit 0
+        packed=()
+        for f in gpu_tests.log sanitizer_*.log fuzz sass.txt bench.png; do
+            [ -e "$f" ] && packed+=("$f")
+        done
+        if [ "${#packed[@]}" -gt 0 ] && tar -czf logs.tar.gz "${packed[@]}"; then
+            rm -rf "${packed[@]}"
+        fi
+    )
+fi
 [ "$steps_failed" = 0 ] || exit 1
 [ "$bench_rc" = 0 ] || [ "$bench_rc" = skipped ] || exit 1
 exit 0
