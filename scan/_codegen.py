@@ -33,11 +33,13 @@ __all__ = [
     "GENERATOR_VERSION",
     "OWN_PLUS",
     "CallbackDecl",
-    "builtin_functor",
     "callback_barrier_suffices",
     "cub_plus",
     "cub_plus_dtype",
+    "functor_calling",
     "group_storage",
+    "operator_functor",
+    "prefix_functor",
     "render_group",
     "render_unit",
     "scan_unit",
@@ -103,13 +105,44 @@ def value_decl(dtype: np.dtype) -> str:
     return "\n".join(lines)
 
 
-def builtin_functor(name: str, builtin: str) -> str:
-    """A functor struct `name` computing built-in operator `builtin` on ``value_t``."""
+def operator_functor(name: str, op: statefn.ScanOperator, callback: CallbackDecl | None) -> str:
+    """A functor struct `name` applying `op` to two ``value_t`` (a, b).
+
+    A built-in operator is written out; a user's calls `callback` (its
+    lowered function; :func:`functor_calling` swaps the operands).
+    """
+    if op.is_builtin:
+        return _functor(name, _BUILTIN_BODIES[str(op.builtin)])
+    assert callback is not None
+    return functor_calling(name, callback)
+
+
+def functor_calling(name: str, callback: CallbackDecl, *, swapped: bool = False) -> str:
+    """A functor struct `name` returning ``callback(a, b)`` (``callback(b, a)`` if `swapped`)."""
+    operands = "&b, &a" if swapped else "&a, &b"
+    return _functor(name, f"value_t r; {callback.symbol}(&r, {operands}); return r;")
+
+
+def _functor(name: str, body: str) -> str:
     return (
         f"struct {name} {{\n"
         "  __device__ __forceinline__ value_t\n"
         "  operator()(const value_t& a, const value_t& b) const\n"
-        f"  {{ {_BUILTIN_BODIES[builtin]} }}\n"
+        f"  {{ {body} }}\n"
+        "};"
+    )
+
+
+def prefix_functor(
+    callback: CallbackDecl, *, stateful: bool, argument: str = "block_aggregate"
+) -> str:
+    """``prefix_op_t``: calls `callback` with its state (when `stateful`) and `argument`."""
+    state = "state, " if stateful else ""
+    return (
+        "struct prefix_op_t {\n"
+        "  void* state;\n"
+        f"  __device__ __forceinline__ value_t operator()(value_t {argument})\n"
+        f"  {{ value_t r; {callback.symbol}(&r, {state}&{argument}); return r; }}\n"
         "};"
     )
 
@@ -155,42 +188,19 @@ def _scan_functors(
             "// operator, and exclusive integer scans subtract instead of shuffling\n"
             "using scan_op_t = ::cuda::std::plus<>;"
         )
+    elif plan.reverse and not op.is_builtin:
+        # the reversed tile is scanned forward: the operands change places
+        assert scan_cb is not None
+        out.append(functor_calling("scan_op_t", scan_cb, swapped=True))
     else:
-        if op.is_builtin:
-            body = _BUILTIN_BODIES[str(op.builtin)]
-        elif plan.reverse:
-            # the reversed tile is scanned forward: the operands change places
-            assert scan_cb is not None
-            body = f"value_t r; {scan_cb.symbol}(&r, &b, &a); return r;"
-        else:
-            assert scan_cb is not None
-            body = f"value_t r; {scan_cb.symbol}(&r, &a, &b); return r;"
-        out.append(
-            "struct scan_op_t {\n"
-            "  __device__ __forceinline__ value_t\n"
-            "  operator()(const value_t& a, const value_t& b) const\n"
-            f"  {{ {body} }}\n"
-            "};"
-        )
+        out.append(operator_functor("scan_op_t", op, scan_cb))
     if prefix_cb is not None:
-        if plan.stateful:
-            out.append(
-                "// CUB calls this from the first warp's lanes; only thread 0's return\n"
-                "// seeds the scan. Each calling lane updates its own state copy.\n"
-                "struct prefix_op_t {\n"
-                "  void* state;\n"
-                "  __device__ __forceinline__ value_t operator()(value_t block_aggregate)\n"
-                f"  {{ value_t r; {prefix_cb.symbol}(&r, state, &block_aggregate); return r; }}\n"
-                "};"
-            )
-        else:
-            out.append(
-                "struct prefix_op_t {\n"
-                "  void* state;\n"
-                "  __device__ __forceinline__ value_t operator()(value_t block_aggregate)\n"
-                f"  {{ value_t r; {prefix_cb.symbol}(&r, &block_aggregate); return r; }}\n"
-                "};"
-            )
+        comment = (
+            "// CUB calls this from the first warp's lanes; only thread 0's return\n"
+            "// seeds the scan. Each calling lane updates its own state copy.\n"
+        )
+        functor = prefix_functor(prefix_cb, stateful=plan.stateful)
+        out.append(comment + functor if plan.stateful else functor)
     return "\n".join(out)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias
 
 import attrs
 import numpy as np
@@ -42,6 +42,7 @@ __all__ = [
     "Operand",
     "PrefixOp",
     "ScalarFact",
+    "ScanLikePlan",
     "ScanPlan",
     "TileIOPlan",
     "TupleFact",
@@ -183,8 +184,41 @@ class BlockPlan:
         return self.temp_storage == "caller"
 
 
+class ScanLikePlan(BlockPlan):
+    """What the scan families' plans (block and warp scans) derive from their fields."""
+
+    __slots__ = ()
+    #: the plan kind: part of the key and of the provider's symbol
+    KIND: ClassVar[str]
+    key: str
+    scalar: bool
+    prefix_op: PrefixOp | None
+
+    @property
+    def symbol(self) -> str:
+        """The ``extern "C"`` entry point of the provider generated for this plan."""
+        return provider_symbol(self.KIND, self.key)
+
+    @property
+    def returns_value(self) -> bool:
+        """Whether the call returns its result (a scalar scan) instead of writing ``out``."""
+        return self.scalar
+
+    @property
+    def stateful(self) -> bool:
+        """Whether the prefix callback carries state."""
+        return isinstance(self.prefix_op, statefn.StatefulFunction)
+
+    @property
+    def state_dtype(self) -> np.dtype | None:
+        """The prefix state's dtype, for stateful callbacks."""
+        if isinstance(self.prefix_op, statefn.StatefulFunction):
+            return self.prefix_op.state_dtype
+        return None
+
+
 @attrs.frozen
-class ScanPlan(BlockPlan):
+class ScanPlan(ScanLikePlan):
     """Everything a block scan's generated code depends on.
 
     Attributes
@@ -230,32 +264,11 @@ class ScanPlan(BlockPlan):
     auto_sync: bool
     reverse: bool = False
     key: str = attrs.field(init=False, eq=False, repr=False)
+    KIND: ClassVar[str] = "scan"
 
     @key.default
     def _key(self) -> str:
-        return digest("scan", plan_fields(self))
-
-    @property
-    def symbol(self) -> str:
-        """The ``extern "C"`` entry point of the provider generated for this plan."""
-        return provider_symbol("scan", self.key)
-
-    @property
-    def returns_value(self) -> bool:
-        """Whether the call returns its result (a scalar scan) instead of writing ``out``."""
-        return self.scalar
-
-    @property
-    def stateful(self) -> bool:
-        """Whether the prefix callback carries state."""
-        return isinstance(self.prefix_op, statefn.StatefulFunction)
-
-    @property
-    def state_dtype(self) -> np.dtype | None:
-        """The prefix state's dtype, for stateful callbacks."""
-        if isinstance(self.prefix_op, statefn.StatefulFunction):
-            return self.prefix_op.state_dtype
-        return None
+        return digest(self.KIND, plan_fields(self))
 
 
 @attrs.frozen

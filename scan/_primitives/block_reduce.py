@@ -25,7 +25,7 @@ import numpy as np
 
 import statefn
 
-from .._codegen import CallbackDecl, builtin_functor, cub_plus_dtype, render_unit, value_decl
+from .._codegen import CallbackDecl, cub_plus_dtype, operator_functor, render_unit, value_decl
 from .._errors import PlanError, ScanTypeError
 from .._plan import (
     ArrayFact,
@@ -246,17 +246,7 @@ def _uses_sum(plan: ReducePlan) -> bool:
 def _functor(plan: ReducePlan, callback: CallbackDecl | None) -> str:
     if _uses_sum(plan):
         return ""
-    op = plan.reduce_op
-    if op.is_builtin:
-        return builtin_functor("reduce_op_t", str(op.builtin))
-    assert callback is not None
-    return (
-        "struct reduce_op_t {\n"
-        "  __device__ __forceinline__ value_t\n"
-        "  operator()(const value_t& a, const value_t& b) const\n"
-        f"  {{ value_t r; {callback.symbol}(&r, &a, &b); return r; }}\n"
-        "};"
-    )
+    return operator_functor("reduce_op_t", plan.reduce_op, callback)
 
 
 def _reduce(plan: ReducePlan, operand: str, valid: str | None = None) -> str:

@@ -11,6 +11,8 @@ checks cannot run when neither is there; tools/check.py prints it loudly.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 ENV = "SCAN_TEST_CCCL_3_0"
@@ -60,3 +62,21 @@ def skip_reason() -> str:
         f"no CCCL 3.0 headers: {ENV} is unset and no CUDA 13.0 toolkit is installed; "
         f"tools/check.py sets it from the pinned wheels {', '.join(PINNED_WHEELS)}"
     )
+
+
+def run_with_cccl_3_0(code: str, cache: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run Python `code` (with `args`) in a child compiling against :func:`toolkit_cccl`'s headers.
+
+    The child imports the repository's ``scan`` and the tests' helpers, keeps its
+    cache in `cache`, and runs without the simulator.
+    """
+    root = Path(__file__).resolve().parents[2]
+    env = dict(
+        os.environ,
+        STATEFN_SCAN_CCCL_INCLUDE=str(toolkit_cccl()),
+        STATEFN_SCAN_CACHE_DIR=str(cache),
+        PYTHONPATH=os.pathsep.join([str(root), str(root / "tests")]),
+    )
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    command = [sys.executable, "-c", code, *args]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)

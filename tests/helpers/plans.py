@@ -11,6 +11,7 @@ import numpy as np
 
 from scan._plan import ArrayFact, ScanPlan, TileIOPlan, plan_scan, plan_tile_io
 from scan._primitives.block_reduce import ReducePlan, plan_reduce
+from scan._primitives.warp_scan import WarpScanPlan, plan_warp_scan
 
 
 def scan_plan(**over: Any) -> ScanPlan:
@@ -63,3 +64,22 @@ def reduce_plan(**over: Any) -> ReducePlan:
     }
     kwargs.update(over)
     return plan_reduce(**kwargs)
+
+
+def warp_plan(**over: Any) -> WarpScanPlan:
+    """An int32 inclusive sum of 4 items a thread over 32-lane warps, 64 threads."""
+    kwargs: dict[str, Any] = {
+        "function": "warp.inclusive_sum",
+        "values": ArrayFact(np.int32, 1, 4),
+        "out": None,
+        "mode": "inclusive",
+        "scan_op": "+",
+        "initial_value": None,
+        "prefix_op": None,
+        "prefix_state": None,
+        "warp_aggregate": None,
+        "lanes": None,
+        "block": (64, 1, 1),
+    }
+    kwargs.update(over)
+    return plan_warp_scan(**kwargs)

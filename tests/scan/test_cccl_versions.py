@@ -13,14 +13,10 @@ one is installed, and checks that no assertion call survives.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import pytest
-from helpers.cccl import skip_reason, toolkit_cccl
+from helpers.cccl import run_with_cccl_3_0, skip_reason, toolkit_cccl
 
 pytestmark = pytest.mark.nvrtc
 
@@ -92,16 +88,6 @@ CHILD = textwrap.dedent(
 
 @pytest.mark.skipif(toolkit_cccl() is None, reason=skip_reason())
 def test_sums_carry_no_device_assert_with_cccl_3_0(tmp_path):
-    root = Path(__file__).resolve().parents[2]
-    env = dict(
-        os.environ,
-        STATEFN_SCAN_CCCL_INCLUDE=str(toolkit_cccl()),
-        STATEFN_SCAN_CACHE_DIR=str(tmp_path),
-        PYTHONPATH=os.pathsep.join([str(root), str(root / "tests")]),
-    )
-    env.pop("NUMBA_ENABLE_CUDASIM", None)
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=600
-    )
+    out = run_with_cccl_3_0(CHILD, tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().endswith("ok")

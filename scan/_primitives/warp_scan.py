@@ -1,0 +1,298 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Warp scans (``cub::WarpScan``) with several items a thread and a per-warp prefix callback.
+
+The plan (:class:`WarpScanPlan`, :func:`plan_warp_scan`) and the provider's
+C++ (:func:`render_warp_scan`) of ``scan.warp``'s scans. A logical warp is
+``lanes`` consecutive threads (a power of two, at most 32) of a hardware warp;
+each scans its own tile: ``lanes * items_per_thread`` items, lane ``l``
+holding items ``l * items .. (l + 1) * items - 1``.
+
+CUB's ``WarpScan`` takes one item a thread and no prefix callback. The
+provider does what ``BlockScan`` does for several items: each thread reduces
+its items (``cub::ThreadReduce``), the warp scans the totals (the one-item
+``WarpScan`` call, which also gives the warp aggregate), and each thread scans
+its items from the prefix it got. A prefix callback is called by every lane
+of the logical warp with the warp aggregate, each lane with its own state
+copy, and lane 0's return seeds the warp's scan (``WarpScan::Broadcast``):
+CUB's block contract with the logical warp in place of the block's first
+warp. Shuffles need no shared memory, so there is no temp storage and no
+barrier.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import attrs
+import numpy as np
+
+import statefn
+
+from .._codegen import CallbackDecl, operator_functor, prefix_functor, value_decl
+from .._errors import PlanError, ScanTypeError
+from .._plan import (
+    ArrayFact,
+    Block,
+    Operand,
+    PrefixOp,
+    ScalarFact,
+    ScanLikePlan,
+    TupleFact,
+    digest,
+    plan_fields,
+    plan_scan,
+)
+from .._vocab import Mode, TempMode
+
+__all__ = ["LANES", "WarpScanPlan", "plan_warp_scan", "render_warp_scan"]
+
+#: The logical warp sizes: CUB's shuffle-based warp scans need a power of two.
+LANES = (1, 2, 4, 8, 16, 32)
+
+
+@attrs.frozen
+class WarpScanPlan(ScanLikePlan):
+    """Everything a warp scan's generated code depends on.
+
+    Attributes
+    ----------
+    function : str
+        The entry point's key (``warp.inclusive_sum``, ...), for messages.
+    value_dtype : numpy.dtype
+    block : tuple of int
+        The launch's block shape (the logical warps are numbered in it).
+    items_per_thread : int
+    scalar : bool
+    mode : {"inclusive", "exclusive"}
+    scan_op : statefn.ScanOperator
+    has_initial_value : bool
+    prefix_op : statefn.StatefulFunction or statefn.StatelessFunction or None
+        Called by every lane of the logical warp with the warp aggregate;
+        lane 0's return seeds the warp's scan.
+    has_warp_aggregate : bool
+    lanes : int
+        Threads a logical warp (a power of two, at most 32).
+    """
+
+    function: str
+    value_dtype: np.dtype
+    block: Block
+    items_per_thread: int
+    scalar: bool
+    mode: Mode
+    scan_op: statefn.ScanOperator
+    has_initial_value: bool
+    prefix_op: PrefixOp | None
+    has_warp_aggregate: bool
+    lanes: int
+    temp_storage: TempMode = "implicit"
+    key: str = attrs.field(init=False, eq=False, repr=False)
+    KIND: ClassVar[str] = "warp_scan"
+
+    @key.default
+    def _key(self) -> str:
+        return digest(self.KIND, plan_fields(self))
+
+    @property
+    def warps(self) -> int:
+        """Logical warps a block."""
+        return self.threads // self.lanes
+
+    @property
+    def sum_path(self) -> bool:
+        """Whether CUB's sum methods serve the call (``+`` and no initial value)."""
+        return self.scan_op.is_sum and not self.has_initial_value
+
+
+def plan_warp_scan(
+    *,
+    function: str,
+    values: Operand,
+    out: Operand | None,
+    mode: str,
+    scan_op: object,
+    initial_value: ScalarFact | TupleFact | None,
+    prefix_op: object,
+    prefix_state: ArrayFact | None,
+    warp_aggregate: ArrayFact | None,
+    lanes: object,
+    block: Block,
+    items_per_thread: int | None = None,
+) -> WarpScanPlan:
+    """Check one warp-scan call and build its plan.
+
+    The checks a block scan makes of the values, output, operator, initial
+    value and prefix callback are made here too (:func:`scan._plan.plan_scan`);
+    then the warp's own.
+
+    Raises
+    ------
+    PlanError, ScanTypeError, statefn.StatefnError
+        For every call the library refuses, before any code is generated.
+    """
+    f = function
+    if lanes is None:
+        lanes = 32
+    if isinstance(lanes, bool) or not isinstance(lanes, int | np.integer) or lanes not in LANES:
+        raise PlanError(
+            f"{f}: lanes= must be a literal power of two from 1 to 32 (got {lanes!r}); CUB's "
+            "warp scans shuffle within power-of-two logical warps"
+        )
+    lanes = int(lanes)
+    threads = block[0] * block[1] * block[2]
+    if threads % lanes:
+        raise PlanError(
+            f"{f}: the block has {threads} threads, not a multiple of lanes={lanes}: the last "
+            "logical warp would be missing lanes; launch a multiple of lanes threads"
+        )
+    if mode == "exclusive" and initial_value is None and prefix_op is None:
+        op = statefn.normalize(scan_op, role="scan_op")
+        if not op.is_sum:
+            raise PlanError(
+                f"{f}: an exclusive scan with scan_op={op.builtin or op.name!r} needs "
+                "initial_value= or prefix_op=: each warp's lane 0 would have no first output "
+                "(only sums have an identity CUB can use)"
+            )
+    if warp_aggregate is not None:
+        if prefix_op is not None:
+            raise PlanError(
+                f"{f}: prefix_op= and warp_aggregate= cannot be combined: the callback receives "
+                "the warp aggregate; read it there"
+            )
+        if not isinstance(warp_aggregate, ArrayFact) or warp_aggregate.ndim != 1:
+            raise ScanTypeError(f"{f}: warp_aggregate must be a 1-D local array of one item")
+    scan = plan_scan(
+        function=f,
+        values=values,
+        out=out,
+        mode=mode,
+        scan_op=scan_op,
+        initial_value=initial_value,
+        prefix_op=prefix_op,
+        prefix_state=prefix_state,
+        block_aggregate=None,
+        algorithm="raking",
+        temp_storage=None,
+        block=block,
+        items_per_thread=items_per_thread,
+    )
+    if warp_aggregate is not None and warp_aggregate.dtype != scan.value_dtype:
+        raise ScanTypeError(
+            f"{f}: warp_aggregate must be a 1-D array of the values' dtype {scan.value_dtype} "
+            f"(got {warp_aggregate.dtype})"
+        )
+    return WarpScanPlan(
+        function=f,
+        value_dtype=scan.value_dtype,
+        block=block,
+        items_per_thread=scan.items_per_thread,
+        scalar=scan.scalar,
+        mode=scan.mode,
+        scan_op=scan.scan_op,
+        has_initial_value=scan.has_initial_value,
+        prefix_op=scan.prefix_op,
+        has_warp_aggregate=warp_aggregate is not None,
+        lanes=lanes,
+    )
+
+
+def _functors(
+    plan: WarpScanPlan, scan_cb: CallbackDecl | None, prefix_cb: CallbackDecl | None
+) -> list[str]:
+    out = [operator_functor("scan_op_t", plan.scan_op, scan_cb)]
+    if prefix_cb is not None:
+        out.append(
+            "// every lane of the logical warp calls it, each with its own state copy\n"
+            + prefix_functor(prefix_cb, stateful=plan.stateful, argument="aggregate")
+        )
+    return out
+
+
+def _body(plan: WarpScanPlan) -> list[str]:
+    n = plan.items_per_thread
+    op = "::cuda::std::plus<>{}" if plan.sum_path else "scan_op_t{}"
+    lines = [
+        f"  value_t (&input)[{n}] = *static_cast<value_t (*)[{n}]>(in);",
+        f"  value_t (&output)[{n}] = *static_cast<value_t (*)[{n}]>(out);",
+        "  // NullType for the shuffle-based scans of power-of-two warps: nothing is stored",
+        f"  __shared__ warp_scan_t::TempStorage warp_storage[{plan.warps}];",
+        f"  const int rank = cub::RowMajorTid({plan.block[0]}, {plan.block[1]}, {plan.block[2]});",
+        f"  warp_scan_t warp_scan(warp_storage[rank / {plan.lanes}]);",
+        f"  const value_t thread_total = cub::ThreadReduce(input, {op});",
+        "  value_t thread_prefix;",
+    ]
+    if plan.prefix_op is not None:
+        lines += [
+            "  value_t aggregate;",
+            f"  warp_scan.ExclusiveScan(thread_total, thread_prefix, {op}, aggregate);",
+            "  prefix_op_t prefix_op{state};",
+            "  const value_t warp_prefix = warp_scan.Broadcast(prefix_op(aggregate), 0);",
+            f"  thread_prefix = rank % {plan.lanes} == 0 ? warp_prefix"
+            f" : {op}(warp_prefix, thread_prefix);",
+        ]
+        apply = "true"
+    else:
+        args = ["thread_total", "thread_prefix"]
+        if plan.has_initial_value:
+            args.append("*static_cast<const value_t*>(initial_value)")
+        method = "ExclusiveSum" if plan.sum_path else "ExclusiveScan"
+        if not plan.sum_path:
+            args.append(op)
+        if plan.has_warp_aggregate:
+            args.append("*static_cast<value_t*>(warp_aggregate)")
+        lines.append(f"  warp_scan.{method}({', '.join(args)});")
+        always = plan.has_initial_value or (plan.sum_path and plan.mode == "exclusive")
+        apply = "true" if always else f"rank % {plan.lanes} != 0"
+    loop = f"for (int i = 1; i < {n}; ++i)"
+    step = f"acc = {op}(acc, input[i]);"
+    lines += [
+        "  value_t acc = input[0];",
+        f"  if ({apply}) acc = {op}(thread_prefix, acc);",
+    ]
+    if plan.mode == "inclusive":
+        lines += [
+            "  output[0] = acc;",
+            "  #pragma unroll",
+            f"  {loop} {{ {step} output[i] = acc; }}",
+        ]
+    else:
+        lines += [
+            "  output[0] = thread_prefix;",
+            "  #pragma unroll",
+            f"  {loop} {{ output[i] = acc; {step} }}",
+        ]
+    return lines
+
+
+def render_warp_scan(
+    plan: WarpScanPlan,
+    *,
+    scan_callback: CallbackDecl | None = None,
+    prefix_callback: CallbackDecl | None = None,
+    symbol: str | None = None,
+) -> str:
+    """C++ source of a warp scan's provider (a unit of its own: ``extern "C"`` entry point)."""
+    decls = [c for c in (scan_callback, prefix_callback) if c is not None]
+    return "\n".join(
+        [
+            "// Generated by scan._primitives.warp_scan; do not edit.",
+            f"// plan key: {plan.key}",
+            "#include <cub/warp/warp_scan.cuh>",
+            "#include <cub/thread/thread_reduce.cuh>",
+            "",
+            *(c.c_decl.rstrip() for c in decls),
+            "namespace {",
+            value_decl(plan.value_dtype),
+            f"using warp_scan_t = cub::WarpScan<value_t, {plan.lanes}>;",
+            *_functors(plan, scan_callback, prefix_callback),
+            "} // namespace",
+            "",
+            f'extern "C" __device__ int {symbol or plan.symbol}(',
+            "  void* in, void* out, const void* initial_value, void* state, void* warp_aggregate)",
+            "{",
+            *_body(plan),
+            "  return 0;",
+            "}",
+            "",
+        ]
+    )
