@@ -542,7 +542,7 @@ def scan_unit(
 def render_unit(
     plan: Any,
     *,
-    header: str,
+    header: str | Sequence[str],
     callbacks: Sequence[CallbackDecl],
     value: str,
     types: str,
@@ -558,8 +558,9 @@ def render_unit(
     ----------
     plan
         The plan (its key, symbol, summary and temp-storage mode).
-    header : str
-        The CUB header under ``cub/block/``.
+    header : str or sequence of str
+        The CUB headers: each a name under ``cub/block/``, or a path under
+        ``cub/`` (``warp/warp_scan.cuh``).
     callbacks : sequence of CallbackDecl
         The user callbacks the unit calls, declared before its types.
     value : str
@@ -579,7 +580,10 @@ def render_unit(
         generator_version=GENERATOR_VERSION,
         plan_key=plan.key,
         summary=_summary(plan),
-        header=header,
+        includes="\n".join(
+            f"#include <cub/{h}>" if "/" in h else f"#include <cub/block/{h}>"
+            for h in ([header] if isinstance(header, str) else header)
+        ),
         callback_decls="".join(c.c_decl.rstrip() + "\n" for c in callbacks),
         value_decl=value,
         types=types,

@@ -94,7 +94,8 @@ def test_the_block_scans_checks_apply() -> None:
 def test_each_warp_scans_its_threads_totals() -> None:
     text = render_warp_scan(warp_plan(lanes=8))
     assert "using warp_scan_t = cub::WarpScan<value_t, 8>;" in text
-    assert "__shared__ warp_scan_t::TempStorage warp_storage[8];" in text
+    assert "using temp_storage_t = warp_scan_t::TempStorage[8];" in text
+    assert "warp_scan_t warp_scan(temp_storage[rank / 8]);" in text
     assert "thread_total = cub::ThreadReduce(input, ::cuda::std::plus<>{});" in text
     assert "warp_scan.ExclusiveSum(thread_total, thread_prefix);" in text
     assert "if (rank % 8 != 0) acc = " in text  # lane 0 of each warp has no prefix
