@@ -44,6 +44,7 @@ from .._plan import (
 )
 from .._spec import AbiOperand, c_parameters
 from .._vocab import Mode, TempMode
+from . import block_scan
 
 __all__ = ["LANES", "OPERANDS", "WarpScanPlan", "plan_warp_scan", "render_warp_scan"]
 
@@ -266,12 +267,7 @@ def _body(plan: WarpScanPlan) -> list[str]:
 #: The provider's operands: the values, the output, the initial value, the
 #: prefix callback's state and the warp aggregate output; unused ones are null.
 OPERANDS = (
-    AbiOperand("in", "input", param="values"),
-    AbiOperand("out", "output", param="out", alias="values"),
-    AbiOperand(
-        "initial_value", "value", param="initial_value", when="has_initial_value", const=True
-    ),
-    AbiOperand("state", "array", param="prefix_state", when="stateful"),
+    *(op for op in block_scan.OPERANDS if op.name in ("in", "out", "initial_value", "state")),
     AbiOperand("warp_aggregate", "array", param="warp_aggregate", when="has_warp_aggregate"),
 )
 
