@@ -80,3 +80,25 @@ def run_with_cccl_3_0(code: str, cache: Path, *args: str) -> subprocess.Complete
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     command = [sys.executable, "-c", code, *args]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
+
+
+#: A child compiling every provider a test module lists: its ``_VARIANTS``, each
+#: rendered by its ``variant_source(*variant)``; prints ``ok <count>``.
+_VARIANTS_CHILD = """
+import importlib.util, sys
+from scan._compile import compile_provider
+spec = importlib.util.spec_from_file_location("variants", sys.argv[1])
+tests = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tests)
+for variant in tests._VARIANTS:
+    compile_provider("variant", tests.variant_source(*variant), cc=(9, 0))
+print("ok", len(tests._VARIANTS))
+"""
+
+
+def compile_variants_with_cccl_3_0(test_file: str, cache: Path) -> str:
+    """Compile `test_file`'s ``_VARIANTS`` against CCCL 3.0; the child's output, or raise."""
+    out = run_with_cccl_3_0(_VARIANTS_CHILD, cache, test_file)
+    if out.returncode != 0:
+        raise AssertionError(out.stderr[-3000:])
+    return out.stdout.strip()

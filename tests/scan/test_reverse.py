@@ -7,10 +7,13 @@ tests/doc_examples/examples/reverse.py).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from helpers.call_shapes import CALL_SHAPES, call_facts
+from helpers.cccl import compile_variants_with_cccl_3_0, skip_reason, toolkit_cccl
 from helpers.kernels import CC
 from helpers.plans import scan_plan
 from numba import cuda
@@ -20,6 +23,7 @@ import scan
 import statefn
 from scan import PlanError, block
 from scan._codegen import CallbackDecl
+from scan._compile import compile_provider
 from scan._plan import ArrayFact, ScalarFact, plan_fields
 from scan._primitives.block_scan import render_scan
 
@@ -141,3 +145,29 @@ def test_kernels_compile_and_link(call: str) -> None:
     kernel = cuda.jit(_kernel(call))
     cubin = scan.compile(kernel, (types.int32[::1], types.int32[::1]), cc=CC, block=(64, 1, 1))
     assert cubin[:4] == b"\x7fELF"
+
+
+# ---------------------------------------------------------------- every call shape, NVRTC
+
+#: every call shape, one item a thread (CUB's one-item call) and four (the totals' exchange)
+_VARIANTS = CALL_SHAPES
+
+
+def variant_source(dtype: str, items: int, mode: str, op: str, extra: str) -> str:
+    """The provider of one reverse call shape, 128 threads."""
+    kwargs, prefix = call_facts(dtype, items, mode, op, extra, aggregate="block_aggregate")
+    algorithm = "warp_scans" if items == 1 else "raking"
+    plan = scan_plan(function="scan", algorithm=algorithm, reverse=True, **kwargs)
+    return render_scan(plan, prefix_callback=prefix)
+
+
+@pytest.mark.nvrtc
+def test_every_call_shape_compiles() -> None:
+    for variant in _VARIANTS:
+        compile_provider("reverse", variant_source(*variant), cc=CC, what=f"reverse {variant}")
+
+
+@pytest.mark.nvrtc
+@pytest.mark.skipif(toolkit_cccl() is None, reason=skip_reason())
+def test_every_call_shape_compiles_with_cccl_3_0(tmp_path: Path) -> None:
+    assert compile_variants_with_cccl_3_0(__file__, tmp_path) == f"ok {len(_VARIANTS)}"

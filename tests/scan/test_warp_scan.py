@@ -7,40 +7,18 @@ one is found, a CUDA 13.0 toolkit's CCCL 3.0 (the GPU machine's headers).
 
 from __future__ import annotations
 
-import itertools
-import textwrap
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
-from helpers.cccl import run_with_cccl_3_0, skip_reason, toolkit_cccl
+from helpers.call_shapes import CALL_SHAPES, PREFIX_DECL, call_facts, int_total
+from helpers.cccl import compile_variants_with_cccl_3_0, skip_reason, toolkit_cccl
 from helpers.plans import warp_plan
 
-import statefn
 from scan import PlanError, ScanTypeError
-from scan._codegen import CallbackDecl
 from scan._compile import compile_provider
 from scan._plan import ArrayFact, ScalarFact
 from scan._primitives.warp_scan import render_warp_scan
-
-
-@statefn.stateful(np.int64)
-def warp_total(state: Any, aggregate: Any) -> Any:
-    prefix = state[0]
-    state[0] = prefix + aggregate
-    return prefix
-
-
-@statefn.stateful(np.float32)
-def float_total(state: Any, aggregate: Any) -> Any:
-    prefix = state[0]
-    state[0] = prefix + aggregate
-    return prefix
-
-
-_CB = CallbackDecl(symbol="cb", c_decl='extern "C" __device__ int cb(void*, void*, const void*);')
-
 
 # ---------------------------------------------------------------- plans and refusals
 
@@ -74,16 +52,14 @@ def test_an_exclusive_scan_without_identity_needs_a_seed() -> None:
 def test_the_warp_aggregate_is_checked() -> None:
     state = ArrayFact(np.int64, 1, 1)
     with pytest.raises(PlanError, match="prefix_op= and warp_aggregate= cannot be combined"):
-        warp_plan(
-            prefix_op=warp_total, prefix_state=state, warp_aggregate=ArrayFact(np.int32, 1, 1)
-        )
+        warp_plan(prefix_op=int_total, prefix_state=state, warp_aggregate=ArrayFact(np.int32, 1, 1))
     with pytest.raises(ScanTypeError, match="warp_aggregate must be a 1-D array of the values'"):
         warp_plan(warp_aggregate=ArrayFact(np.int64, 1, 1))
 
 
 def test_the_block_scans_checks_apply() -> None:
     with pytest.raises(PlanError, match="prefix_state= is missing"):
-        warp_plan(prefix_op=warp_total)
+        warp_plan(prefix_op=int_total)
     with pytest.raises(ScanTypeError, match="bitwise operator"):
         warp_plan(values=ArrayFact(np.float32, 1, 4), scan_op="^")
 
@@ -106,7 +82,7 @@ def test_each_warp_scans_its_threads_totals() -> None:
 def test_lane_zeros_return_seeds_the_warp() -> None:
     state = ArrayFact(np.int64, 1, 1)
     text = render_warp_scan(
-        warp_plan(prefix_op=warp_total, prefix_state=state), prefix_callback=_CB
+        warp_plan(prefix_op=int_total, prefix_state=state), prefix_callback=PREFIX_DECL
     )
     assert "warp_scan.ExclusiveScan(thread_total, thread_prefix, ::cuda::std::plus<>{}, " in text
     assert "warp_prefix = warp_scan.Broadcast(prefix_op(aggregate), 0);" in text
@@ -118,38 +94,15 @@ def test_lane_zeros_return_seeds_the_warp() -> None:
 
 #: (dtype, items, lanes, mode, operator, extra operand): every call shape of
 #: both modes, sums and an operator, with one item (4-lane warps) and four (32)
-_VARIANTS = [
-    (dtype, items, 4 if items == 1 else 32, mode, op, extra)
-    for dtype, items, mode, op, extra in itertools.product(
-        ("int32", "float32"),
-        (1, 4),
-        ("inclusive", "exclusive"),
-        ("+", "max"),
-        ("none", "initial", "aggregate", "prefix"),
-    )
-    if not (mode == "exclusive" and op == "max" and extra in ("none", "aggregate"))
-]
+#: every call shape, with 4-lane warps at one item and 32 at four
+_VARIANTS = CALL_SHAPES
 
 
-def variant_source(dtype: str, items: int, lanes: int, mode: str, op: str, extra: str) -> str:
-    """The provider of one variant (see :data:`_VARIANTS`)."""
-    dt = np.dtype(dtype)
-    kwargs: dict[str, Any] = {
-        "function": "warp.scan",
-        "values": ArrayFact(dt, 1, items),
-        "mode": mode,
-        "scan_op": op,
-        "lanes": lanes,
-    }
-    if extra == "initial":
-        kwargs["initial_value"] = ScalarFact(dt)
-    elif extra == "aggregate":
-        kwargs["warp_aggregate"] = ArrayFact(dt, 1, 1)
-    elif extra == "prefix":
-        kwargs["prefix_op"] = warp_total if dtype == "int32" else float_total
-        kwargs["prefix_state"] = ArrayFact(np.int64 if dtype == "int32" else np.float32, 1, 1)
-    plan = warp_plan(**kwargs)
-    return render_warp_scan(plan, prefix_callback=_CB if extra == "prefix" else None)
+def variant_source(dtype: str, items: int, mode: str, op: str, extra: str) -> str:
+    """The provider of one warp-scan call shape."""
+    kwargs, prefix = call_facts(dtype, items, mode, op, extra, aggregate="warp_aggregate")
+    plan = warp_plan(function="warp.scan", lanes=4 if items == 1 else 32, **kwargs)
+    return render_warp_scan(plan, prefix_callback=prefix)
 
 
 @pytest.mark.nvrtc
@@ -159,23 +112,7 @@ def test_every_variant_compiles() -> None:
         compile_provider("warp_scan", source, cc=(9, 0), what=f"warp scan {variant}")
 
 
-CHILD = textwrap.dedent(
-    """
-    import importlib.util, sys
-    from scan._compile import compile_provider
-    spec = importlib.util.spec_from_file_location("warp_variants", sys.argv[1])
-    tests = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tests)
-    for variant in tests._VARIANTS:
-        compile_provider("warp_scan", tests.variant_source(*variant), cc=(9, 0))
-    print("ok", len(tests._VARIANTS))
-    """
-)
-
-
 @pytest.mark.nvrtc
 @pytest.mark.skipif(toolkit_cccl() is None, reason=skip_reason())
 def test_every_variant_compiles_with_cccl_3_0(tmp_path: Path) -> None:
-    out = run_with_cccl_3_0(CHILD, tmp_path, __file__)
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.strip() == f"ok {len(_VARIANTS)}"
+    assert compile_variants_with_cccl_3_0(__file__, tmp_path) == f"ok {len(_VARIANTS)}"
