@@ -18,11 +18,15 @@
 #           against their NumPy references), tests/gpu/test_mlir_reduce_gpu.py
 #           (block reduce against NumPy) and tests/scan/test_mlir_compile.py
 #           (the compile suite, on the device)
+#   sanitizers  the record and block-reduce GPU tests (the files above) under
+#           compute-sanitizer memcheck, racecheck, synccheck and initcheck, the
+#           four tools at once (sanitizer_mlir_<tool>.log)
 #   bench   bench/mlir_rowscan.py: GB/s per shape and configuration, LDL/STL
 #           in SASS, warm first launch against a plain numba-cuda-mlir kernel
 #
 # Knobs: OUT, SKIP_BENCH=1, BENCH_ARGS (e.g. --quick), MLIR_TEST_TIMEOUT (300),
-# MLIR_BENCH_TIMEOUT (200).
+# MLIR_BENCH_TIMEOUT (200), SANITIZE=0 (skip the sanitizers),
+# MLIR_SANITIZER_TIMEOUT (300, each tool).
 
 set -uo pipefail
 export PYTHONUNBUFFERED=1
@@ -72,6 +76,31 @@ timeout "${MLIR_TEST_TIMEOUT:-300}" "$PY" -m pytest -q -p no:cacheprovider -W "$
 rc=$?
 line=$(grep -E '[0-9]+ (passed|failed)' "$OUT/mlir_tests.log" | tail -n 1)
 say "tests (numba-cuda-mlir): rc=$rc ${line:-no pytest summary} in $(($(date +%s) - t0))s (mlir_tests.log)"
+if [ "${SANITIZE:-1}" != 0 ]; then
+    if ! command -v compute-sanitizer >/dev/null; then
+        say "sanitizers (numba-cuda-mlir): skipped, no compute-sanitizer"
+        rc=1
+    else
+        declare -A pids
+        for tool in memcheck racecheck synccheck initcheck; do
+            timeout -k 10 "${MLIR_SANITIZER_TIMEOUT:-300}" compute-sanitizer --tool "$tool" \
+                --error-exitcode 86 --print-limit 50 \
+                "$PY" -m pytest -q -p no:cacheprovider -W "$WARN" \
+                tests/gpu/test_mlir_records_gpu.py tests/gpu/test_mlir_reduce_gpu.py \
+                >"$OUT/sanitizer_mlir_$tool.log" 2>&1 &
+            pids[$tool]=$!
+        done
+        for tool in memcheck racecheck synccheck initcheck; do
+            wait "${pids[$tool]}"
+            trc=$?
+            report=$(grep -E '(ERROR|RACECHECK|SYNCCHECK|INITCHECK) SUMMARY' \
+                "$OUT/sanitizer_mlir_$tool.log" | tail -n 1 | sed 's/^=* *//')
+            ran=$(grep -E '[0-9]+ (passed|failed)' "$OUT/sanitizer_mlir_$tool.log" | tail -n 1)
+            say "sanitizer $tool (numba-cuda-mlir): rc=$trc ${report:-no summary}; ${ran:-no pytest line}"
+            [ "$trc" = 0 ] || rc=1
+        done
+    fi
+fi
 
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
     t0=$(date +%s)
