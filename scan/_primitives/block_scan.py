@@ -240,7 +240,8 @@ DOCS: Mapping[str, str] = {
         CUB's ``BLOCK_SCAN_*`` algorithm; ``warp_scans`` needs a block size
         that is a multiple of 32. Without it, the one measured fastest for
         the block size, items per thread and item size (see the defaults
-        table in the performance docs; ``raking`` where none was measured).
+        table in the performance docs; ``raking`` where none was measured;
+        reverse scans have a table of their own where they were measured).
     temp_storage : shared uint8 array, optional
         Caller-owned temp storage (see :func:`temp_storage`); library-owned
         static shared memory by default.

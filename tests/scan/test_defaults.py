@@ -72,3 +72,24 @@ def test_temp_storage_queries_size_the_default_the_call_uses() -> None:
     scan_default = block.temp_storage("scan", np.int32, 256, 16, cc=(9, 0))
     warp = block.temp_storage("scan", np.int32, 256, 16, algorithm="warp_scans", cc=(9, 0))
     assert scan_default == warp
+
+
+@pytest.mark.parametrize(
+    ("threads", "items", "dtype", "forward", "reverse"),
+    [
+        (256, 4, np.int32, "raking", "warp_scans"),  # the measured difference
+        (256, 4, np.float32, "raking", "warp_scans"),
+        (128, 8, np.int32, "warp_scans", "warp_scans"),  # as forward
+        (512, 4, np.int32, "raking", "raking"),
+        (80, 4, np.int32, "raking", "raking"),  # not whole warps
+    ],
+)
+def test_reverse_scans_have_defaults_of_their_own(threads, items, dtype, forward, reverse) -> None:
+    block_ = (threads, 1, 1)
+    dt = np.dtype(dtype)
+    assert default_scan_algorithm(block_, items, dt) == forward
+    assert default_scan_algorithm(block_, items, dt, reverse=True) == reverse
+    values = ArrayFact(dt, 1, items)
+    assert scan_plan(values=values, algorithm=None, block=block_).algorithm == forward
+    plan = scan_plan(values=values, algorithm=None, block=block_, reverse=True)
+    assert plan.algorithm == reverse
