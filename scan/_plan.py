@@ -63,6 +63,7 @@ __all__ = [
     "plan_tile_io",
     "provider_symbol",
     "resolve_block",
+    "scan_key_field",
     "temp_mode",
     "tile_size",
 ]
@@ -185,6 +186,17 @@ class BlockPlan:
         return self.temp_storage == "caller"
 
 
+def _kind_key(plan: ScanLikePlan) -> str:
+    return digest(plan.KIND, plan_fields(plan))
+
+
+def scan_key_field() -> Any:
+    """The ``key`` field of a :class:`ScanLikePlan`: the digest of its kind and fields."""
+    return attrs.field(
+        init=False, eq=False, repr=False, default=attrs.Factory(_kind_key, takes_self=True)
+    )
+
+
 class ScanLikePlan(BlockPlan):
     """What the scan families' plans (block and warp scans) derive from their fields."""
 
@@ -264,12 +276,8 @@ class ScanPlan(ScanLikePlan):
     temp_storage: TempMode
     auto_sync: bool
     reverse: bool = False
-    key: str = attrs.field(init=False, eq=False, repr=False)
+    key: str = scan_key_field()
     KIND: ClassVar[str] = "scan"
-
-    @key.default
-    def _key(self) -> str:
-        return digest(self.KIND, plan_fields(self))
 
 
 @attrs.frozen

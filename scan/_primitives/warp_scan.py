@@ -38,9 +38,8 @@ from .._plan import (
     ScalarFact,
     ScanLikePlan,
     TupleFact,
-    digest,
-    plan_fields,
     plan_scan,
+    scan_key_field,
 )
 from .._spec import AbiOperand, c_parameters
 from .._vocab import Mode, TempMode
@@ -88,12 +87,8 @@ class WarpScanPlan(ScanLikePlan):
     has_warp_aggregate: bool
     lanes: int
     temp_storage: TempMode = "implicit"
-    key: str = attrs.field(init=False, eq=False, repr=False)
+    key: str = scan_key_field()
     KIND: ClassVar[str] = "warp_scan"
-
-    @key.default
-    def _key(self) -> str:
-        return digest(self.KIND, plan_fields(self))
 
     @property
     def warps(self) -> int:
