@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """CUB block scans and tile I/O for numba-cuda kernels, with typed prefix callbacks.
 
-Use :mod:`scan.block` inside ``@cuda.jit`` kernels::
+Use :mod:`scan.block` (and :mod:`scan.warp`) inside ``@cuda.jit`` kernels::
 
     from scan import block
 
@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import statefn as _statefn
 
-from . import _numba_cuda, _numba_cuda_mlir, block
+from . import _numba_cuda, _numba_cuda_mlir, block, warp
 from ._errors import (
     CacheWarning,
     CompileError,
@@ -73,6 +73,7 @@ __all__ = [
     "ToolchainError",
     "block",
     "compile",
+    "warp",
 ]
 
 __version__ = "0.1.0"

@@ -312,9 +312,11 @@ def _source(plan: Plan, symbol: str | None = None, storage: str | None = None) -
 def _what(plan: Plan) -> str:
     """The plan in a few words, for the log."""
     shape = "x".join(str(d) for d in plan.block if d > 1) or "1"
+    algorithm = getattr(plan, "algorithm", None)  # warp scans have none
     return (
         f"{plan.symbol} ({for_plan(plan).describe(plan)} of {plan.value_dtype.name}, "
-        f"{shape} threads x {plan.items_per_thread} items, {plan.algorithm})"
+        f"{shape} threads x {plan.items_per_thread} items"
+        + (f", {algorithm})" if algorithm else ")")
     )
 
 

@@ -48,6 +48,7 @@ __all__ = [
     "bind",
     "boolean_operand",
     "collect_facts",
+    "entry_point_function",
     "host_backend",
     "host_call",
     "kernel_only",
@@ -131,7 +132,8 @@ def plan_call(name: str, facts: Mapping[str, Any], launch: Block | None) -> Any:
         For every call the library refuses, before any code is generated.
     """
     block = resolve_block(name, facts["threads"], launch)
-    auto_sync = True if facts["auto_sync"] is None else bool(facts["auto_sync"])
+    auto_sync = facts.get("auto_sync")  # block calls only (warp calls have no barrier)
+    auto_sync = True if auto_sync is None else bool(auto_sync)
     return for_call(name).plan(CALLS[name], {**facts, "auto_sync": auto_sync}, block)
 
 
@@ -193,6 +195,24 @@ def public_functions() -> dict[str, Callable[..., Any]]:
         key: getattr(importlib.import_module(f"scan.{entry.module}"), entry.name)
         for key, entry in CALLS.items()
     }
+
+
+def entry_point_function(entry: EntryPoint) -> Callable[..., Any]:
+    """The public function of a call of the registry: its signature and docstring from the spec.
+
+    Kernel code calls it (the front ends type and lower it); host code reaches
+    :func:`host_call`.
+    """
+    key = entry.key
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return host_call(key, args, kwargs)
+
+    call.__name__ = call.__qualname__ = entry.name
+    call.__module__ = f"scan.{entry.module}"
+    call.__doc__ = for_call(key).docs[entry.name]
+    call.__signature__ = entry.signature  # type: ignore[attr-defined]
+    return call
 
 
 def host_call(name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Any:

@@ -205,6 +205,7 @@ class ScanLikePlan(BlockPlan):
     KIND: ClassVar[str]
     key: str
     scalar: bool
+    scan_op: statefn.ScanOperator
     prefix_op: PrefixOp | None
 
     @property

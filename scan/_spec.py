@@ -94,7 +94,7 @@ class EntryPoint:
     params: tuple[Param, ...]
     mode: Literal["inclusive", "exclusive"] | None = None
     sum: bool = False
-    module: Literal["block"] = "block"
+    module: Literal["block", "warp"] = "block"
     signature: inspect.Signature = attrs.field(init=False, eq=False, repr=False)
 
     @signature.default

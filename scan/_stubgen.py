@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Generate ``scan/block.pyi`` from declarations, and check that the committed file is current.
+"""Generate ``scan/block.pyi`` and ``scan/warp.pyi`` from declarations, and check them.
 
 Run from the repository root::
 
-    python -m scan._stubgen --check   # exit 1 with a unified diff when block.pyi is stale
-    python -m scan._stubgen --write   # rewrite block.pyi
+    python -m scan._stubgen --check   # exit 1 with a unified diff when a stub is stale
+    python -m scan._stubgen --write   # rewrite the stubs
 
 Where each part of the stub comes from:
 
@@ -29,7 +29,11 @@ parameter. The text is laid out as ``ruff format`` lays out a stub (a
 signature on one line when it fits in 100 columns, else its parameters on one
 indented line when they fit, else one per line), so the generated file passes
 ``ruff format --check``. ``tests/typing/test_stubs_generated.py`` fails when
-the committed ``block.pyi`` is not :func:`render`'s output.
+the committed ``block.pyi`` is not :func:`render`'s output, or ``warp.pyi``
+not :func:`render_warp`'s: the warp scans' overload tables
+(:data:`scan._primitives._stubs_scan.WARP_FUNCTIONS`) after a preamble that
+imports ``block.pyi``'s type variables and aliases
+(:data:`~scan._primitives._stubs_common.WARP_DECLARATIONS`).
 """
 
 from __future__ import annotations
@@ -39,28 +43,48 @@ import difflib
 import inspect
 import string
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ForwardRef
 
-from . import _vocab, block
+from . import _vocab, block, warp
 from ._primitives import PRIMITIVES, module_calls
 from ._primitives._stubs_common import (
     DECLARATIONS,
     HEADER,
     HELPERS,
     NAMED_TUPLES,
+    WARP_DECLARATIONS,
+    WARP_HEADER,
     Comment,
     Overload,
     StubFunction,
 )
+from ._primitives.warp_scan import LANES
 
-__all__ = ["ENTRY_POINTS", "STUB_PATH", "StubTableError", "diff", "main", "render"]
+__all__ = [
+    "ENTRY_POINTS",
+    "STUB_PATH",
+    "WARP_ENTRY_POINTS",
+    "WARP_STUB_PATH",
+    "StubTableError",
+    "diff",
+    "main",
+    "render",
+    "render_warp",
+]
 
-#: The committed stub file.
+#: The committed stub files.
 STUB_PATH = Path(__file__).resolve().with_name("block.pyi")
-#: The overload tables of the entry points, in file order.
-ENTRY_POINTS: tuple[StubFunction, ...] = tuple(f for spec in PRIMITIVES for f in spec.stubs)
+WARP_STUB_PATH = Path(__file__).resolve().with_name("warp.pyi")
+#: The overload tables of scan.block's entry points, in file order.
+ENTRY_POINTS: tuple[StubFunction, ...] = tuple(
+    f for spec in PRIMITIVES if spec.calls[0].module == "block" for f in spec.stubs
+)
+#: The overload tables of scan.warp's entry points, in file order.
+WARP_ENTRY_POINTS: tuple[StubFunction, ...] = tuple(
+    f for spec in PRIMITIVES if spec.calls[0].module == "warp" for f in spec.stubs
+)
 
 _LINE_LENGTH = 100  # pyproject.toml's [tool.ruff] line-length
 _INDENT = "    "
@@ -72,8 +96,9 @@ _VOCABULARY_LITERALS = {
 }
 _LABEL = "scan/block.pyi"
 
-#: The entry points of scan.block, by name (block.pyi types them).
+#: The entry points of scan.block and scan.warp, by name (block.pyi and warp.pyi type them).
 _BLOCK = module_calls("block")
+_WARP = module_calls("warp")
 
 
 class StubTableError(ValueError):
@@ -94,7 +119,8 @@ def render(entry_points: Sequence[StubFunction] = ENTRY_POINTS) -> str:
     StubTableError
         When a table disagrees with the call table (see the module docstring).
     """
-    _check_coverage(entry_points)
+    stubbed = {*NAMED_TUPLES, *(h.name for h in HELPERS)}
+    _check_coverage(entry_points, _BLOCK, "scan.block", set(block.__all__), stubbed)
     named_tuples = "\n".join(_named_tuple(name) for name in NAMED_TUPLES)
     parts = [HEADER, "\n", _declarations(), named_tuples, "\n"]
     for helper in HELPERS:
@@ -106,69 +132,114 @@ def render(entry_points: Sequence[StubFunction] = ENTRY_POINTS) -> str:
     return "".join(parts)
 
 
-def diff(path: Path = STUB_PATH) -> str:
-    """A unified diff from the file at `path` to :func:`render`'s text; empty when equal."""
+def render_warp(entry_points: Sequence[StubFunction] = WARP_ENTRY_POINTS) -> str:
+    """The text of ``scan/warp.pyi`` (`entry_points` as in :func:`render`, for scan.warp)."""
+    _check_coverage(entry_points, _WARP, "scan.warp", set(warp.__all__))
+    lanes = ", ".join(str(n) for n in LANES)
+    derived = {
+        "all": _list_statement("__all__", sorted(warp.__all__)),
+        "_Lanes": f"_Lanes: TypeAlias = Literal[{lanes}]",
+    }
+    try:
+        declarations = string.Template(WARP_DECLARATIONS).substitute(derived)
+    except (KeyError, ValueError) as exc:
+        raise StubTableError(
+            f"WARP_DECLARATIONS: unknown or malformed placeholder: {exc}"
+        ) from None
+    parts = [WARP_HEADER, "\n", declarations]
+    for function in entry_points:
+        source = f"scan._calls.CALLS['warp.{function.name}']"
+        parts.append(_render_function(function, _WARP[function.name].signature, source))
+    return "".join(parts)
+
+
+def diff(path: Path = STUB_PATH, *, module: str = "block") -> str:
+    """A unified diff from the file at `path` to the text of `module`'s stub; empty when equal."""
     current = path.read_text(encoding="utf-8") if path.exists() else ""
-    label = _LABEL if path == STUB_PATH else str(path)
+    default = STUB_PATH if module == "block" else WARP_STUB_PATH
+    label = f"scan/{module}.pyi" if path == default else str(path)
+    text = render() if module == "block" else render_warp()
     return "".join(
         difflib.unified_diff(
             current.splitlines(keepends=True),
-            render().splitlines(keepends=True),
+            text.splitlines(keepends=True),
             fromfile=label,
             tofile=f"{label} (generated)",
         )
     )
 
 
-def main(argv: Sequence[str] | None = None, *, path: Path = STUB_PATH) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    path: Path = STUB_PATH,
+    warp_path: Path = WARP_STUB_PATH,
+) -> int:
     """``python -m scan._stubgen --check|--write``; returns the exit status."""
     parser = argparse.ArgumentParser(
         prog="python -m scan._stubgen",
-        description="Generate scan/block.pyi from the call table and the overload tables.",
+        description="Generate scan/block.pyi and scan/warp.pyi from the call table and the "
+        "overload tables.",
     )
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument(
-        "--check", action="store_true", help="exit 1 with a diff when the file is stale"
+        "--check", action="store_true", help="exit 1 with a diff when a file is stale"
     )
-    action.add_argument("--write", action="store_true", help="rewrite the file")
+    action.add_argument("--write", action="store_true", help="rewrite the files")
     args = parser.parse_args(argv)
-    label = _LABEL if path == STUB_PATH else str(path)
-    if args.write:
-        text = render()
-        if path.exists() and path.read_text(encoding="utf-8") == text:
+    status = 0
+    for module, target, default in (
+        ("block", path, STUB_PATH),
+        ("warp", warp_path, WARP_STUB_PATH),
+    ):
+        label = f"scan/{module}.pyi" if target == default else str(target)
+        if args.write:
+            text = render() if module == "block" else render_warp()
+            if target.exists() and target.read_text(encoding="utf-8") == text:
+                print(f"{label} is up to date")
+            else:
+                with target.open("w", encoding="utf-8", newline="\n") as f:
+                    f.write(text)
+                print(f"wrote {label}")
+            continue
+        changes = diff(target, module=module)
+        if not changes:
             print(f"{label} is up to date")
-        else:
-            with path.open("w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-            print(f"wrote {label}")
-        return 0
-    changes = diff(path)
-    if not changes:
-        print(f"{label} is up to date")
-        return 0
-    sys.stdout.write(changes)
-    print(f"{label} is stale: run python -m scan._stubgen --write", file=sys.stderr)
-    return 1
+            continue
+        sys.stdout.write(changes)
+        print(f"{label} is stale: run python -m scan._stubgen --write", file=sys.stderr)
+        status = 1
+    return status
 
 
 # ---------------------------------------------------------------------------
 # checks
 
 
-def _check_coverage(entry_points: Sequence[StubFunction]) -> None:
+def _check_coverage(
+    entry_points: Sequence[StubFunction],
+    calls: Mapping[str, Any],
+    module: str,
+    exports: set[str],
+    others: set[str] | None = None,
+) -> None:
+    """Each of `module`'s entry points (`calls`) has one table, and the stub declares its
+    exports (the tables' functions and `others`)."""
     names = [f.name for f in entry_points]
     for name in names:
-        if name not in _BLOCK:
-            raise StubTableError(f"{name}: not an entry point of scan._calls.CALLS")
+        if name not in calls:
+            raise StubTableError(f"{name}: not an entry point of {module} in scan._calls.CALLS")
         if names.count(name) > 1:
             raise StubTableError(f"{name}: more than one overload table")
-    for name in _BLOCK:
+    for name in calls:
         if name not in names:
-            raise StubTableError(f"{name}: an entry point of scan._calls.CALLS without overloads")
-    stubbed = {*NAMED_TUPLES, *(h.name for h in HELPERS), *names}
-    if stubbed != set(block.__all__):
+            raise StubTableError(
+                f"{name}: an entry point of {module} in scan._calls.CALLS without overloads"
+            )
+    stubbed = {*(others or set()), *names}
+    if stubbed != exports:
         raise StubTableError(
-            f"the stub declares {sorted(stubbed)}, scan.block exports {sorted(block.__all__)}"
+            f"the stub declares {sorted(stubbed)}, {module} exports {sorted(exports)}"
         )
 
 

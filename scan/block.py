@@ -27,40 +27,23 @@ storage.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import DTypeLike
 
 from ._build import temp_storage_layout
-from ._calls import host_backend, host_call, kernel_only
+from ._calls import entry_point_function, host_backend, kernel_only
 from ._errors import PlanError
-from ._primitives import for_call, module_calls
+from ._primitives import module_calls
 from ._shapes import LaunchShape, check_row_length, item_size, propose
-from ._spec import EntryPoint
 from ._target import check_cc
 from ._vocab import TempStorageLayout
-
-
-def entry_point(entry: EntryPoint) -> Callable[..., Any]:
-    """The public function of a call of the registry: its signature and docstring from the spec."""
-    key = entry.key
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return host_call(key, args, kwargs)
-
-    call.__name__ = call.__qualname__ = entry.name
-    call.__module__ = f"scan.{entry.module}"
-    call.__doc__ = for_call(key).docs[entry.name]
-    call.__signature__ = entry.signature  # type: ignore[attr-defined]
-    return call
-
 
 # scan, inclusive_sum, ..., load, store, reduce, sum: one function per call of
 # every family (scan._primitives) in this module; block.pyi types them
 _CALLS = module_calls("block")
-globals().update({name: entry_point(entry) for name, entry in _CALLS.items()})
+globals().update({name: entry_point_function(entry) for name, entry in _CALLS.items()})
 
 __all__ = sorted(
     ["LaunchShape", "TempStorageLayout", *_CALLS, "launch_shape", "temp_storage", "tile_size"]

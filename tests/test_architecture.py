@@ -45,7 +45,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("scan._cache",),
     ("scan._compile",),
     ("scan._build",),
-    ("scan.block", "scan._numba_facts"),
+    ("scan.block", "scan.warp", "scan._numba_facts"),
     ("scan._numba_cuda._unfilled", "scan._numba_cuda._strides", "scan._numba_cuda._callbacks"),
     ("scan._numba_cuda._linkcache", "scan._numba_cuda._sim"),
     ("scan._numba_cuda._typing",),

@@ -383,20 +383,32 @@ def _items_to_check(plan: ScanPlan, values: Any) -> tuple[int, int] | None:
     The block aggregate reaches the prefix callback (and so the state carried
     to the next tile) or ``block_aggregate=``: every item of the tile counts.
     """
-    if not (plan.prefix_op is not None or plan.has_block_aggregate):
+    if not (plan.prefix_op is not None or _aggregate_out(plan)):
         return None
     if plan.scalar:
         return (0, _DERIVED) if is_unfilled(values) else None
     return _bad_items(values, plan.items_per_thread)
 
 
-def _check_items(plan: ScanPlan, bad: list[tuple[int, int] | None]) -> None:
-    """Refuse a scan whose carried result takes in items no load filled (any thread's)."""
-    found = next(((rank, b) for rank, b in enumerate(bad) if b is not None), None)
+def _aggregate_out(plan: Any) -> str | None:
+    """The parameter receiving the scan's aggregate, when the call passes it."""
+    if getattr(plan, "has_block_aggregate", False):
+        return "block_aggregate="
+    if getattr(plan, "has_warp_aggregate", False):
+        return "warp_aggregate="
+    return None
+
+
+def _check_items(plan: Any, bad: list[tuple[int, int] | None], first_rank: int = 0) -> None:
+    """Refuse a scan whose carried result takes in items no load filled (any thread's).
+
+    `bad` is indexed from linear thread `first_rank` (a logical warp's lane 0).
+    """
+    found = next(((first_rank + i, b) for i, b in enumerate(bad) if b is not None), None)
     if found is None or not _contract_checks():
         return
     rank, (item, origin) = found
-    consumer = "the prefix callback" if plan.prefix_op is not None else "block_aggregate="
+    consumer = "the prefix callback" if plan.prefix_op is not None else _aggregate_out(plan)
     if origin == _DERIVED:
         raise _contract_error(
             f"{plan.function}: values hold an item computed from an item that no load filled: "
@@ -426,11 +438,17 @@ def _check_items(plan: ScanPlan, bad: list[tuple[int, int] | None]) -> None:
     )
 
 
-def _check_states(plan: ScanPlan, call: _Call, n_callers: int) -> None:
-    """At a state's first call: every calling lane wrote it, and all hold the same value."""
+def _check_states(plan: Any, call: _Call, n_callers: int, first_rank: int = 0) -> None:
+    """At a state's first call: every calling lane wrote it, and all hold the same value.
+
+    The callers are linear threads `first_rank` to ``first_rank + n_callers - 1``
+    (a logical warp's lanes for warp scans).
+    """
     if not _contract_checks():
         return
     states = call.states[:n_callers]
+    last = first_rank + n_callers - 1
+    callers_text = f"threads {first_rank} to {last}"
     for rank, state in enumerate(states):
         origin = getattr(state, "origin", None)
         if origin is not None and origin.size and origin[0] == _NEVER:
@@ -441,10 +459,11 @@ def _check_states(plan: ScanPlan, call: _Call, n_callers: int) -> None:
                 and s.origin.size
                 and s.origin[0] != _NEVER
             ]
-            also = f" (thread {written[0]} did)" if written else ""
+            also = f" (thread {first_rank + written[0]} did)" if written else ""
             raise _contract_error(
-                f"{plan.function}: prefix_state was never written in thread {rank}{also} "
-                f"before the callback's first call; threads 0 to {n_callers - 1} each call it "
+                f"{plan.function}: prefix_state was never written in thread "
+                f"{first_rank + rank}{also} before the callback's first call; "
+                f"{callers_text} each call it "
                 "with their own state, and a cuda.local.array starts uninitialised; write "
                 "state[0] = <initial value> in every thread before the first scan, not only "
                 "in thread 0"
@@ -454,10 +473,11 @@ def _check_states(plan: ScanPlan, call: _Call, n_callers: int) -> None:
         if np.asarray(state)[:1].tobytes() != first:
             raise _contract_error(
                 f"{plan.function}: prefix_state differs between the threads that call the "
-                f"callback at its first call (thread 0 holds {states[0][0]}, thread {rank} "
-                f"holds {state[0]}); threads 0 to {n_callers - 1} each run the callback on "
-                "their own state, and only thread 0's result counts: initialise the state "
-                f"equally in every thread and read the final state from thread 0 (set "
+                f"callback at its first call (thread {first_rank} holds {states[0][0]}, thread "
+                f"{first_rank + rank} holds {state[0]}); {callers_text} each run the callback "
+                f"on their own state, and only thread {first_rank}'s result counts: initialise "
+                f"the state equally in every thread and read the final state from thread "
+                f"{first_rank} (set "
                 f"{CONTRACT_ENV}=off to run such a kernel anyway)"
             )
 
@@ -738,15 +758,17 @@ class _Call:
         self.error: BaseException | None = None
         self.left = 0
 
-    def compute(self) -> None:
-        """Per-thread reductions, exclusive partials and the block aggregate."""
-        plan = _same_plan(self.plans)
-        _check_items(plan, self.unfilled)
+    def compute(self, first_rank: int = 0) -> None:
+        """Per-thread reductions, exclusive partials and the aggregate (of the block, or of
+        the logical warp whose lane 0 is linear thread `first_rank`)."""
+        plan = _same_plan(self.plans, first_rank)
+        _check_items(plan, self.unfilled, first_rank)
         dtype = plan.value_dtype
         combine = _combiner(plan.scan_op, dtype)
         running: Any = None
         # forward: the items of lower ranks; reverse: those of higher ranks
-        ranks = range(self.threads - 1, -1, -1) if plan.reverse else range(self.threads)
+        reverse = getattr(plan, "reverse", False)
+        ranks = range(self.threads - 1, -1, -1) if reverse else range(self.threads)
         for rank in ranks:
             self.exclusive[rank] = running
             items = self.items[rank]
@@ -755,7 +777,7 @@ class _Call:
                 partial = combine(partial, items[i])
             if running is None:
                 running = partial
-            elif plan.reverse:
+            elif reverse:
                 running = combine(partial, running)
             else:
                 running = combine(running, partial)
@@ -763,16 +785,20 @@ class _Call:
         self.computed = True
 
 
-def _same_plan(plans: list[Any]) -> Any:
-    """Thread 0's plan, once every thread's is equal to it (else the call is refused)."""
+def _same_plan(plans: list[Any], first_rank: int = 0) -> Any:
+    """The first thread's plan, once every thread's is equal to it (else the call is refused).
+
+    `plans` are those of linear threads `first_rank` on: the block's, or a logical warp's.
+    """
     plan = plans[0]
     assert plan is not None
+    group = "a block" if first_rank == 0 and len(plans) == plan.threads else "a logical warp"
     for rank, other in enumerate(plans):
         if other is not plan and other != plan:
             raise PlanError(
-                f"{plan.function}: thread {rank} of the block called it with other operand "
-                "types or options than thread 0; every thread of a block must make the "
-                "same call"
+                f"{plan.function}: thread {first_rank + rank} called it with other operand "
+                f"types or options than thread {first_rank}; every thread of {group} must "
+                "make the same call"
             )
     return plan
 
@@ -785,6 +811,9 @@ class _BlockState:
         self.calls: dict[int, _Call | _Collective] = {}
         self.sequence = [0] * threads  # scans made so far, per thread
         self.states: list[Any] = []  # thread 0's state arrays already called with
+        # warp scans: the calls of each logical warp, by (first rank, sequence)
+        self.warp_calls: dict[tuple[int, int], _Call] = {}
+        self.warp_sequence = [0] * threads  # warp scans made so far, per thread
 
     def first_use(self, state: Any) -> bool:
         """Whether the callback is called with thread 0's *state* for the first time."""
@@ -895,10 +924,27 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
             call.initial_value = _cast(options["initial_value"], dtype)
 
     block, seq, call = _rendezvous(thread, plan, _Call, deposit, _Call.compute)
-
-    combine = _combiner(plan.scan_op, dtype)
     if plan.prefix_op is not None:
         _run_prefix(thread, plan, call, rank, block)
+    results = _thread_results(plan, call, rank, items)
+    aggregate_out = options.get("block_aggregate")
+    if aggregate_out is not None:
+        aggregate_out[0] = call.aggregate
+    _leave(thread, plan, block, seq, call)
+    return _delivered(plan, results, values, out)
+
+
+def _thread_results(plan: Any, call: _Call, index: int, items: np.ndarray[Any, Any]) -> Any:
+    """Thread `index`'s results (of the call's threads): its items scanned from its prefix.
+
+    The prefix is the seed (the callback's return, the initial value, or 0 for
+    an exclusive sum) combined with the thread's partial (the items of the
+    threads before it: after it, for reverse scans).
+    """
+    dtype = plan.value_dtype
+    combine = _combiner(plan.scan_op, dtype)
+    reverse = getattr(plan, "reverse", False)
+    if plan.prefix_op is not None:
         seed = call.prefix
     elif plan.has_initial_value:
         seed = call.initial_value
@@ -906,20 +952,18 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
         seed = dtype.type(0)
     else:
         seed = None
-
-    partial = call.exclusive[rank]
+    partial = call.exclusive[index]
     if seed is None:
-        thread_prefix = partial
+        acc = partial
     elif partial is None:
-        thread_prefix = seed
-    elif plan.reverse:  # the items after this thread's, then the tiles to the right
-        thread_prefix = combine(partial, seed)
+        acc = seed
+    elif reverse:  # the items after this thread's, then the tiles to the right
+        acc = combine(partial, seed)
     else:
-        thread_prefix = combine(seed, partial)
+        acc = combine(seed, partial)
 
     results = np.empty_like(items)
-    acc = thread_prefix
-    if plan.reverse:  # from the thread's last item to its first
+    if reverse:  # from the thread's last item to its first
         for i in range(len(items) - 1, -1, -1):
             if plan.mode == "inclusive":
                 acc = items[i] if acc is None else combine(items[i], acc)
@@ -937,11 +981,12 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
                 results[i] = acc
                 if i + 1 < len(items):
                     acc = combine(acc, items[i])
-    aggregate_out = options.get("block_aggregate")
-    if aggregate_out is not None:
-        aggregate_out[0] = call.aggregate
+    return results
 
-    _leave(thread, plan, block, seq, call)
+
+def _delivered(plan: Any, results: np.ndarray[Any, Any], values: Any, out: Any) -> Any:
+    """A scan's results as the call gives them: returned (a scalar scan), or written to `out`."""
+    dtype = plan.value_dtype
     if plan.scalar and dtype.names is not None:
         return results.view(np.dtype((np.record, dtype)))[0]  # fields as attributes
     if plan.scalar:
@@ -954,19 +999,33 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
     return None
 
 
-def _run_prefix(thread: Any, plan: ScanPlan, call: _Call, rank: int, block: _BlockState) -> None:
-    """Call the prefix callback from the calling lanes, in lane order; publish lane 0's."""
+def _run_prefix(
+    thread: Any,
+    plan: Any,
+    call: _Call,
+    rank: int,
+    block: _BlockState,
+    n_callers: int | None = None,
+    first_rank: int = 0,
+) -> None:
+    """Call the prefix callback from the calling lanes, in lane order; publish lane 0's.
+
+    `rank` is the thread's index among the call's threads (its lane, for a
+    logical warp whose lane 0 is linear thread `first_rank`); `n_callers`
+    defaults to the block scan's callers (:func:`callers`).
+    """
     descriptor = plan.prefix_op
     assert descriptor is not None
     fn = _host_callable(descriptor.op, descriptor)
-    n_callers = callers(plan)
+    if n_callers is None:
+        n_callers = callers(plan)
     if rank < n_callers:
         _wait(thread, call, lambda: call.turn == rank or call.error is not None)
         if call.error is not None:
             raise _rethrown(call.error)
         try:
             if rank == 0 and plan.stateful and block.first_use(call.states[0]):
-                _check_states(plan, call, n_callers)
+                _check_states(plan, call, n_callers, first_rank)
             aggregate = call.aggregate
             record = plan.value_dtype.names is not None
             if record:  # callbacks see a record value as a named tuple
@@ -988,6 +1047,159 @@ def _run_prefix(thread: Any, plan: ScanPlan, call: _Call, rank: int, block: _Blo
     _wait(thread, call, lambda: call.prefix_ready or call.error is not None)
     if call.error is not None:
         raise _rethrown(call.error)
+
+
+# ---------------------------------------------------------------------------
+# warp scans
+
+
+def warp_scan_call(function: str, bound: Mapping[str, Any]) -> Any:
+    """Run one :mod:`scan.warp` scan for the calling simulated thread.
+
+    The lanes of the thread's logical warp meet (not the whole block, and
+    with no barrier): the last to arrive computes every lane's partial and
+    the warp aggregate; each lane then calls the prefix callback in turn,
+    lane 0's return seeds the warp's scan, and each lane finishes its items.
+    """
+    thread = _current_thread(function)
+    clear_branch()
+    launch = _launch_block(thread)
+    memory = _memory(bound.get("prefix_state"))
+    options = {k: _pinned(thread, _unwrap(v)) for k, v in bound.items()}
+    with np.errstate(all="ignore"):
+        plan = _plan(function, options, launch, memory)
+        if plan.prefix_op is not None:
+            note_carried_scan(thread)
+        return _warp_scan(thread, plan, options)
+
+
+def _warp_scan(thread: Any, plan: Any, options: Mapping[str, Any]) -> Any:
+    dtype = plan.value_dtype
+    values = options["values"]
+    rank = _rank(thread)
+    lane = rank % plan.lanes
+    first = rank - lane  # the logical warp's lane 0
+    if plan.scalar:
+        items = np.array([values], dtype=dtype)
+    else:
+        items = np.array(values[: plan.items_per_thread], dtype=dtype)
+    unfilled = _items_to_check(plan, values)
+    initial = _cast(options["initial_value"], dtype) if plan.has_initial_value else None
+
+    block = _block_state(thread, plan.threads)
+    seq = block.warp_sequence[rank]
+    block.warp_sequence[rank] = seq + 1
+    with block.lock:
+        call = block.warp_calls.get((first, seq))
+        if call is None:
+            call = block.warp_calls[(first, seq)] = _Call(plan.function, plan.lanes)
+    with call.cond:
+        if call.function != plan.function and call.mismatch is None:
+            call.mismatch = call.function
+        call.plans[lane] = plan
+        call.items[lane] = items
+        call.unfilled[lane] = unfilled
+        call.states[lane] = options.get("prefix_state")
+        if lane == 0:
+            call.initial_value = initial
+        call.arrived += 1
+        last = call.arrived == plan.lanes
+    if last:
+        with call.cond:
+            try:
+                if call.mismatch is not None:
+                    raise _warp_order_error(plan, first, call.mismatch)
+                call.compute(first)
+            except BaseException as exc:
+                call.error = exc
+            call.cond.notify_all()
+    _wait_for_lanes(thread, plan, call, first)
+    if call.error is not None:
+        raise _rethrown(call.error)
+    lane0 = call.initial_value
+    differs = np.asarray(initial).tobytes() != np.asarray(lane0).tobytes()
+    if plan.has_initial_value and differs and _contract_checks():
+        raise _initial_value_error(plan, first, rank, lane0, initial)
+
+    if plan.prefix_op is not None:
+        _run_prefix(thread, plan, call, lane, block, plan.lanes, first)
+    results = _thread_results(plan, call, lane, items)
+    aggregate_out = options.get("warp_aggregate")
+    if aggregate_out is not None:
+        aggregate_out[0] = call.aggregate
+    with call.cond:
+        call.left += 1
+        if call.left == plan.lanes:
+            with block.lock:
+                block.warp_calls.pop((first, seq), None)
+    return _delivered(plan, results, values, options.get("out"))
+
+
+def _initial_value_error(
+    plan: Any, first: int, rank: int, lane0: Any, mine: Any
+) -> StateContractError:
+    return _contract_error(
+        f"{plan.function}: initial_value differs between the lanes of a logical warp (thread "
+        f"{first} passes {lane0}, thread {rank} passes {mine}); every lane of a warp passes "
+        f"the same value, and the warp's scan is seeded with lane 0's (thread {first}) (set "
+        f"{CONTRACT_ENV}=off to run such a kernel anyway)"
+    )
+
+
+def _warp_order_error(plan: Any, first: int, other: str) -> RuntimeError:
+    return RuntimeError(
+        f"{plan.function}: every lane of a logical warp ({plan.lanes} threads from thread "
+        f"{first}) must make the same scan.warp calls in the same order; at this call lanes "
+        f"called {other} and {plan.function}. Do not call warp scans under a condition that "
+        "differs between the lanes of a warp"
+    )
+
+
+def _missing_lanes(thread: Any, plan: Any, call: _Call, first: int) -> list[str]:
+    """The lanes that cannot arrive: returned from the kernel, or waiting at a block barrier."""
+    arrived = {i for i, p in enumerate(call.plans) if p is not None}
+    running: dict[int, Any] = {}
+    for other in threading.enumerate():  # the block's threads still running
+        if getattr(other, "_manager", None) is thread._manager:
+            running[int(getattr(other, "thread_id", -1))] = other
+    found = []
+    for lane in range(plan.lanes):
+        if lane in arrived:
+            continue
+        lane_thread = running.get(first + lane)
+        if lane_thread is None:
+            found.append(f"thread {first + lane} returned from the kernel")
+        elif getattr(lane_thread, "syncthreads_blocked", False):
+            found.append(f"thread {first + lane} waits at a block barrier")
+    return found
+
+
+def _wait_for_lanes(thread: Any, plan: Any, call: _Call, first: int) -> None:
+    """Wait until the warp's last lane has computed the call; refuse lanes that never come.
+
+    A lane that returned from the kernel or waits at a block barrier cannot
+    arrive (the block's barrier waits for this lane): seen so on two checks
+    0.2 s apart, the call is refused.
+    """
+    polls = 0
+    suspect: list[str] = []
+    with call.cond:
+        while not (call.computed or call.error is not None):
+            _check_abort(thread)
+            call.cond.wait(_POLL_S)
+            polls += 1
+            if polls % 4:
+                continue
+            missing = _missing_lanes(thread, plan, call, first)
+            if missing and missing == suspect and not (call.computed or call.error is not None):
+                raise RuntimeError(
+                    f"{plan.function}: every lane of a logical warp ({plan.lanes} threads from "
+                    f"thread {first}) must make the same scan.warp calls; at this call "
+                    f"{call.arrived} of {plan.lanes} lanes arrived, and {'; '.join(missing)}. "
+                    "Do not call warp scans under a condition that differs between the lanes "
+                    "of a warp, and do not return early from some lanes"
+                )
+            suspect = missing
 
 
 # ---------------------------------------------------------------------------
@@ -1301,6 +1513,8 @@ class SimulatorHost:
         spec = for_call(name)
         if spec.simulate is not None:
             return collective_call(name, bound)
+        if spec.family == "warp_scan":
+            return warp_scan_call(name, bound)
         if spec.family == "tile_io":
             return tile_io_call(name, bound)
         return scan_call(name, bound)

@@ -12,12 +12,17 @@ from types import MappingProxyType
 from typing import Any
 
 from .._spec import EntryPoint, Primitive
-from . import block_reduce, block_scan, tile_io
+from . import block_reduce, block_scan, tile_io, warp_scan
 
 __all__ = ["CALLS", "PRIMITIVES", "for_call", "for_layout", "for_plan", "module_calls"]
 
-#: Every family, in the order of their functions in ``block.pyi``.
-PRIMITIVES: tuple[Primitive, ...] = (tile_io.SPEC, block_scan.SPEC, block_reduce.SPEC)
+#: Every family, in the order of their functions in ``block.pyi`` (then ``warp.pyi``).
+PRIMITIVES: tuple[Primitive, ...] = (
+    tile_io.SPEC,
+    block_scan.SPEC,
+    block_reduce.SPEC,
+    warp_scan.SPEC,
+)
 
 _BY_CALL: Mapping[str, Primitive] = MappingProxyType(
     {entry.key: spec for spec in PRIMITIVES for entry in spec.calls}

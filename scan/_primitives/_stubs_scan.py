@@ -17,6 +17,8 @@ argument and whose marker types name the mistake.
 
 from __future__ import annotations
 
+import attrs
+
 from ._stubs_common import (
     Arg,
     Comment,
@@ -30,10 +32,36 @@ from ._stubs_common import (
     tail,
 )
 
-__all__ = ["FUNCTIONS"]
+__all__ = ["FUNCTIONS", "WARP_FUNCTIONS"]
 
-_TAIL = (*tail("_ScanAlgorithmLike"), opt("reverse", "bool"))
-_ANY_TAIL = (*any_tail(), opt("reverse", "Any"))
+
+@attrs.frozen
+class _Flavour:
+    """What tells the block scans' overloads from the warp scans'."""
+
+    aggregate: str  # the aggregate output's parameter
+    marker: str  # the diagnostic marker type of an aggregate with prefix_op=
+    tail: tuple[Arg, ...]  # the options after the prefix, as typed
+    any_tail: tuple[Arg, ...]  # the same, as the diagnostic overloads take them
+
+
+_BLOCK = _Flavour(
+    "block_aggregate",
+    "BlockAggregateCannotBeCombinedWithPrefixOp",
+    (*tail("_ScanAlgorithmLike"), opt("reverse", "bool")),
+    (*any_tail(), opt("reverse", "Any")),
+)
+_WARP_OPTIONS = ("lanes", "threads", "items_per_thread")
+_WARP = _Flavour(
+    "warp_aggregate",
+    "WarpAggregateCannotBeCombinedWithPrefixOp",
+    (
+        opt("lanes", "_Lanes"),
+        opt("threads", "_Threads | None"),
+        opt("items_per_thread", "int | None"),
+    ),
+    tuple(opt(name, "Any") for name in _WARP_OPTIONS),
+)
 
 _NO_SEED = opt("initial_value", "None")
 
@@ -46,44 +74,52 @@ _RECORD = (req("values", "_RecordT"), opt("out", "None"))
 _ANY = (req("values", "Any"), opt("out", "Any"))
 
 
-# prefix_op=, prefix_state= and block_aggregate= of each prefix form
-def _stateful(state: str, value: str) -> tuple[Arg, ...]:
+# prefix_op=, prefix_state= and the aggregate of each prefix form
+def _stateful(state: str, value: str, f: _Flavour) -> tuple[Arg, ...]:
     return (
         req("prefix_op", f"StatefulFunction[{state}, {value}]"),
         req("prefix_state", f"_StateArray[{state}]"),
-        opt("block_aggregate", "None"),
+        opt(f.aggregate, "None"),
     )
 
 
-def _stateless(callback: str) -> tuple[Arg, ...]:
-    return (req("prefix_op", callback), opt("prefix_state", "None"), opt("block_aggregate", "None"))
+def _stateless(callback: str, f: _Flavour) -> tuple[Arg, ...]:
+    return (req("prefix_op", callback), opt("prefix_state", "None"), opt(f.aggregate, "None"))
 
 
-def _no_prefix(aggregate: str) -> tuple[Arg, ...]:
+def _no_prefix(aggregate: str, f: _Flavour) -> tuple[Arg, ...]:
     return (
         opt("prefix_op", "None"),
         opt("prefix_state", "None"),
-        opt("block_aggregate", f"{aggregate} | None"),
+        opt(f.aggregate, f"{aggregate} | None"),
     )
 
 
 # the diagnostic overloads' prefix forms: their marker types are the message
-_DIAGNOSE_BLOCK_AGGREGATE = (
-    req("prefix_op", "_AnyPrefixOp"),
-    opt("prefix_state", "Any"),
-    req("block_aggregate", "NDArray[BlockAggregateCannotBeCombinedWithPrefixOp]"),
-)
-_DIAGNOSE_PREFIX_STATE = (
-    req("prefix_op", "_StatelessLike[Any]"),
-    req("prefix_state", "NDArray[PrefixStateNeedsAStatefulPrefixOp]"),
-    opt("block_aggregate", "Any"),
-)
-_DIAGNOSE_INITIAL_VALUE = (
-    req("initial_value", "InitialValueCannotBeCombinedWithPrefixOp[Never]"),
-    req("prefix_op", "_AnyPrefixOp"),
-    opt("prefix_state", "Any"),
-    opt("block_aggregate", "Any"),
-)
+def _diagnose_aggregate(f: _Flavour) -> tuple[Arg, ...]:
+    return (
+        req("prefix_op", "_AnyPrefixOp"),
+        opt("prefix_state", "Any"),
+        req(f.aggregate, f"NDArray[{f.marker}]"),
+    )
+
+
+def _diagnose_prefix_state(f: _Flavour) -> tuple[Arg, ...]:
+    return (
+        req("prefix_op", "_StatelessLike[Any]"),
+        req("prefix_state", "NDArray[PrefixStateNeedsAStatefulPrefixOp]"),
+        opt(f.aggregate, "Any"),
+    )
+
+
+def _diagnose_initial_value(f: _Flavour) -> tuple[Arg, ...]:
+    return (
+        req("initial_value", "InitialValueCannotBeCombinedWithPrefixOp[Never]"),
+        req("prefix_op", "_AnyPrefixOp"),
+        opt("prefix_state", "Any"),
+        opt(f.aggregate, "Any"),
+    )
+
 
 _NEXT = Comment("#")
 _RECORDS = Comment(
@@ -92,14 +128,14 @@ _RECORDS = Comment(
 _DIAGNOSTICS = Comment("# diagnostics: never match; see the note at the top")
 
 
-def _sum(name: str) -> StubFunction:
+def _sum(name: str, f: _Flavour = _BLOCK) -> StubFunction:
     """``inclusive_sum``/``exclusive_sum``: numeric state only (``StateT``), no records."""
 
     def numeric(payload: tuple[Arg, ...], returns: str) -> tuple[Entry, ...]:
         return (
-            Overload((*payload, *_stateful("StateT", "ValueT"), *_TAIL), returns),
-            Overload((*payload, *_stateless("_StatelessLike[ValueT]"), *_TAIL), returns),
-            Overload((*payload, *_no_prefix("NDArray[ValueT]"), *_TAIL), returns),
+            Overload((*payload, *_stateful("StateT", "ValueT", f), *f.tail), returns),
+            Overload((*payload, *_stateless("_StatelessLike[ValueT]", f), *f.tail), returns),
+            Overload((*payload, *_no_prefix("NDArray[ValueT]", f), *f.tail), returns),
         )
 
     return StubFunction(
@@ -110,15 +146,15 @@ def _sum(name: str) -> StubFunction:
             _NEXT,
             *numeric(_SCALAR, "ValueT"),
             _NEXT,
-            Overload((*_PY_SCALAR, *_no_prefix("NDArray[Any]"), *_TAIL), "_PyScalarT"),
+            Overload((*_PY_SCALAR, *_no_prefix("NDArray[Any]", f), *f.tail), "_PyScalarT"),
             _DIAGNOSTICS,
-            Overload((*_ANY, *_DIAGNOSE_BLOCK_AGGREGATE, *_ANY_TAIL), "Any"),
-            Overload((*_ANY, *_DIAGNOSE_PREFIX_STATE, *_ANY_TAIL), "Any"),
+            Overload((*_ANY, *_diagnose_aggregate(f), *f.any_tail), "Any"),
+            Overload((*_ANY, *_diagnose_prefix_state(f), *f.any_tail), "Any"),
         ),
     )
 
 
-def _operator_scan(name: str) -> StubFunction:
+def _operator_scan(name: str, f: _Flavour = _BLOCK) -> StubFunction:
     """``scan`` (``mode=``, ``scan_op="+"`` by default), ``inclusive_scan``, ``exclusive_scan``.
 
     ``exclusive_scan`` without a prefix takes ``initial_value=`` required, or a
@@ -140,19 +176,19 @@ def _operator_scan(name: str) -> StubFunction:
             *payload,
             req("scan_op", "_ExclusiveSeedlessOpLike[ValueT]"),
             _NO_SEED,
-            *_no_prefix("NDArray[ValueT]"),
-            *_TAIL,
+            *_no_prefix("NDArray[ValueT]", f),
+            *f.tail,
         )
         return (
             Overload(
-                (*head, _NO_SEED, *_stateful("ScanStateT", "ValueT"), *_TAIL),
+                (*head, _NO_SEED, *_stateful("ScanStateT", "ValueT", f), *f.tail),
                 returns,
             ),
             Overload(
-                (*head, _NO_SEED, *_stateless("_StatelessLike[ValueT]"), *_TAIL),
+                (*head, _NO_SEED, *_stateless("_StatelessLike[ValueT]", f), *f.tail),
                 returns,
             ),
-            Overload((*head, seed, *_no_prefix("NDArray[ValueT]"), *_TAIL), returns),
+            Overload((*head, seed, *_no_prefix("NDArray[ValueT]", f), *f.tail), returns),
             *((Overload(unseeded, returns),) if exclusive else ()),
         )
 
@@ -160,19 +196,19 @@ def _operator_scan(name: str) -> StubFunction:
         head = (*payload, *mode, req("scan_op", "_RecordScanOpLike"))
         return (
             Overload(
-                (*head, _NO_SEED, *_stateful("ScanStateT", "np.void"), *_TAIL),
+                (*head, _NO_SEED, *_stateful("ScanStateT", "np.void", f), *f.tail),
                 returns,
             ),
             Overload(
-                (*head, _NO_SEED, *_stateless("_RecordStatelessLike"), *_TAIL),
+                (*head, _NO_SEED, *_stateless("_RecordStatelessLike", f), *f.tail),
                 returns,
             ),
             Overload(
                 (
                     *head,
                     opt("initial_value", "_RecordInitialLike | None"),
-                    *_no_prefix("NDArray[np.void]"),
-                    *_TAIL,
+                    *_no_prefix("NDArray[np.void]", f),
+                    *f.tail,
                 ),
                 returns,
             ),
@@ -183,8 +219,8 @@ def _operator_scan(name: str) -> StubFunction:
         *mode,
         scan_op("scan_op", "_PyScanOpLike[_PyScalarT]"),
         opt("initial_value", "_PyScalarT | None"),
-        *_no_prefix("NDArray[Any]"),
-        *_TAIL,
+        *_no_prefix("NDArray[Any]", f),
+        *f.tail,
     )
     diagnostic = (*_ANY, *any_mode, scan_op("scan_op", "Any"))
     return StubFunction(
@@ -201,13 +237,13 @@ def _operator_scan(name: str) -> StubFunction:
             _NEXT,
             *records(_RECORD, "_RecordT"),
             _DIAGNOSTICS,
-            Overload((*diagnostic, *_DIAGNOSE_INITIAL_VALUE, *_ANY_TAIL), "Any"),
+            Overload((*diagnostic, *_diagnose_initial_value(f), *f.any_tail), "Any"),
             Overload(
-                (*diagnostic, _NO_SEED, *_DIAGNOSE_BLOCK_AGGREGATE, *_ANY_TAIL),
+                (*diagnostic, _NO_SEED, *_diagnose_aggregate(f), *f.any_tail),
                 "Any",
             ),
             Overload(
-                (*diagnostic, _NO_SEED, *_DIAGNOSE_PREFIX_STATE, *_ANY_TAIL),
+                (*diagnostic, _NO_SEED, *_diagnose_prefix_state(f), *f.any_tail),
                 "Any",
             ),
         ),
@@ -220,4 +256,14 @@ FUNCTIONS: tuple[StubFunction, ...] = (
     _sum("exclusive_sum"),
     _operator_scan("inclusive_scan"),
     _operator_scan("exclusive_scan"),
+)
+
+#: ``scan.warp``'s functions in ``warp.pyi``: the block scans' overloads with
+#: ``warp_aggregate=`` and the warp options (``lanes=``) in place of the block's.
+WARP_FUNCTIONS: tuple[StubFunction, ...] = (
+    _operator_scan("scan", _WARP),
+    _sum("inclusive_sum", _WARP),
+    _sum("exclusive_sum", _WARP),
+    _operator_scan("inclusive_scan", _WARP),
+    _operator_scan("exclusive_scan", _WARP),
 )

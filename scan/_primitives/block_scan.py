@@ -17,11 +17,19 @@ import numpy as np
 
 from .._codegen import CallbackDecl, callback_barrier_suffices, scan_unit
 from .._errors import ScanTypeError
-from .._plan import ArrayFact, Block, ScanPlan, as_array, as_scalar, plan_scan
+from .._plan import ArrayFact, Block, ScanLikePlan, ScanPlan, as_array, as_scalar, plan_scan
 from .._spec import AbiOperand, EntryPoint, Param, Primitive, Role, c_parameters
 from ._stubs_scan import FUNCTIONS as STUBS
 
-__all__ = ["CALLS", "COMMON", "OPERANDS", "SPEC", "render_scan"]
+__all__ = [
+    "CALLS",
+    "COMMON",
+    "OPERANDS",
+    "SPEC",
+    "render_scan",
+    "scan_callbacks",
+    "split_callbacks",
+]
 
 _REQUIRED = inspect.Parameter.empty
 
@@ -131,13 +139,24 @@ OPERANDS = (
 )
 
 
-def _callbacks(plan: ScanPlan) -> list[Any]:
+def scan_callbacks(plan: ScanLikePlan) -> list[Any]:
+    """The user callables a scan's provider calls: its operator (unless built in), its prefix."""
     users: list[Any] = []
     if not plan.scan_op.is_builtin:
         users.append(plan.scan_op)
     if plan.prefix_op is not None:
         users.append(plan.prefix_op)
     return users
+
+
+def split_callbacks(
+    plan: ScanLikePlan, callbacks: Sequence[CallbackDecl]
+) -> tuple[CallbackDecl | None, CallbackDecl | None]:
+    """The declarations of :func:`scan_callbacks`' callables: (operator's, prefix's)."""
+    found = iter(callbacks)
+    scan_cb = None if plan.scan_op.is_builtin else next(found)
+    prefix_cb = None if plan.prefix_op is None else next(found)
+    return scan_cb, prefix_cb
 
 
 def render_scan(
@@ -162,9 +181,7 @@ def render_scan(
 def _render(
     plan: ScanPlan, callbacks: Sequence[CallbackDecl], symbol: str | None, storage: str | None
 ) -> str:
-    found = iter(callbacks)
-    scan_cb = None if plan.scan_op.is_builtin else next(found)
-    prefix_cb = None if plan.prefix_op is None else next(found)
+    scan_cb, prefix_cb = split_callbacks(plan, callbacks)
     return render_scan(
         plan, scan_callback=scan_cb, prefix_callback=prefix_cb, symbol=symbol, storage=storage
     )
@@ -291,7 +308,7 @@ SPEC = Primitive(
     plan=_plan,
     operands=OPERANDS,
     render=_render,
-    callbacks=_callbacks,
+    callbacks=scan_callbacks,
     shares_storage=_shares_storage,
     describe=_describe,
     layout_plan=_layout_plan,

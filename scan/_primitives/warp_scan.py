@@ -21,7 +21,9 @@ barrier.
 
 from __future__ import annotations
 
-from typing import ClassVar
+import inspect
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Literal
 
 import attrs
 import numpy as np
@@ -38,14 +40,25 @@ from .._plan import (
     ScalarFact,
     ScanLikePlan,
     TupleFact,
+    as_array,
+    as_scalar,
     plan_scan,
     scan_key_field,
 )
-from .._spec import AbiOperand, c_parameters
+from .._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
 from .._vocab import Mode, TempMode
 from . import block_scan
+from ._stubs_scan import WARP_FUNCTIONS
 
-__all__ = ["LANES", "OPERANDS", "WarpScanPlan", "plan_warp_scan", "render_warp_scan"]
+__all__ = [
+    "CALLS",
+    "LANES",
+    "OPERANDS",
+    "SPEC",
+    "WarpScanPlan",
+    "plan_warp_scan",
+    "render_warp_scan",
+]
 
 #: The logical warp sizes: CUB's shuffle-based warp scans need a power of two.
 LANES = (1, 2, 4, 8, 16, 32)
@@ -298,3 +311,192 @@ def render_warp_scan(
         ),
         body="\n".join(_body(plan)),
     )
+
+
+# ---------------------------------------------------------------------------
+# the family: scan.warp's calls
+
+_REQUIRED = inspect.Parameter.empty
+
+
+def _p(name: str, default: Any = None) -> Param:
+    return Param(name, "literal" if name in _LITERALS else "array", default)
+
+
+_LITERALS = ("mode", "lanes", "threads", "items_per_thread")
+_OPERANDS = (Param("values", "operand", keyword_only=False), Param("out", "operand", None, False))
+_PREFIX = (
+    Param("prefix_op", "callable", None, callback="prefix"),
+    _p("prefix_state"),
+    _p("warp_aggregate"),
+)
+#: the options every warp call takes, last
+_COMMON = (_p("lanes", 32), _p("threads"), _p("items_per_thread"))
+
+
+def _with_operator(name: str, mode: Literal["inclusive", "exclusive"]) -> EntryPoint:
+    operator = (
+        Param("scan_op", "callable", _REQUIRED, callback="scan_op"),
+        Param("initial_value", "operand", None),
+    )
+    return EntryPoint(
+        name, "scan", (*_OPERANDS, *operator, *_PREFIX, *_COMMON), mode, module="warp"
+    )
+
+
+CALLS = (
+    EntryPoint(
+        "scan",
+        "scan",
+        (
+            *_OPERANDS,
+            _p("mode", _REQUIRED),
+            Param("scan_op", "callable", "+", callback="scan_op"),
+            Param("initial_value", "operand", None),
+            *_PREFIX,
+            *_COMMON,
+        ),
+        module="warp",
+    ),
+    EntryPoint(
+        "inclusive_sum",
+        "scan",
+        (*_OPERANDS, *_PREFIX, *_COMMON),
+        mode="inclusive",
+        sum=True,
+        module="warp",
+    ),
+    EntryPoint(
+        "exclusive_sum",
+        "scan",
+        (*_OPERANDS, *_PREFIX, *_COMMON),
+        mode="exclusive",
+        sum=True,
+        module="warp",
+    ),
+    _with_operator("inclusive_scan", "inclusive"),
+    _with_operator("exclusive_scan", "exclusive"),
+)
+
+
+def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> WarpScanPlan:
+    name = entry.key
+    values = facts["values"]
+    if values is None:
+        raise ScanTypeError(f"{name}: values is required")
+    scan_op = "+" if entry.sum else facts["scan_op"]
+    return plan_warp_scan(
+        function=name,
+        values=values,
+        out=facts["out"],
+        mode=entry.mode or facts["mode"],
+        scan_op="+" if scan_op is None else scan_op,
+        initial_value=None
+        if entry.sum
+        else as_scalar(name, "initial_value", facts["initial_value"]),
+        prefix_op=facts["prefix_op"],
+        prefix_state=as_array(name, "prefix_state", facts["prefix_state"]),
+        warp_aggregate=as_array(name, "warp_aggregate", facts["warp_aggregate"]),
+        lanes=facts["lanes"],
+        block=block,
+        items_per_thread=facts["items_per_thread"],
+    )
+
+
+def _render(
+    plan: WarpScanPlan,
+    callbacks: Sequence[CallbackDecl],
+    symbol: str | None,
+    storage: str | None,
+) -> str:
+    scan_cb, prefix_cb = block_scan.split_callbacks(plan, callbacks)
+    return render_warp_scan(
+        plan, scan_callback=scan_cb, prefix_callback=prefix_cb, symbol=symbol, storage=storage
+    )
+
+
+def _describe(plan: WarpScanPlan) -> str:
+    return f"{plan.function} ({plan.lanes} lanes)"
+
+
+#: The docstrings of the family's functions in :mod:`scan.warp`.
+DOCS: Mapping[str, str] = {
+    "scan": """\
+    Scan within each logical warp, with any operator (``cub::WarpScan``).
+
+    Every thread of the block calls it; each logical warp of ``lanes``
+    consecutive threads (by linear thread index) scans its own tile of
+    ``lanes * items_per_thread`` items, lane ``l`` holding items
+    ``l * items_per_thread`` to ``(l + 1) * items_per_thread - 1``. There is
+    no shared memory and no barrier: warps are independent.
+
+    Parameters
+    ----------
+    values : scalar or local array
+        This lane's item, or its items (the array length is the number of
+        items per thread).
+    out : local array, optional
+        Where an array scan writes; defaults to ``values`` (in place).
+    mode : {"inclusive", "exclusive"}
+        Literal string.
+    scan_op : str, callable or statefn.ScanOperator
+        ``"+" "*" "min" "max" "&" "|" "^"``, their ``operator``/NumPy
+        spellings, or a binary ``@cuda.jit(device=True)`` function.
+    initial_value : scalar, optional
+        Seeds each warp's scan (every lane passes the same value); required
+        for exclusive scans with a non-sum operator unless ``prefix_op`` is
+        given. Cannot be combined with ``prefix_op``.
+    prefix_op : statefn.StatefulFunction, statefn.StatelessFunction or device function, optional
+        Called by every lane of the logical warp with the warp's aggregate,
+        each lane on its own ``prefix_state``; lane 0's return value seeds
+        the warp's scan. A warp carries it from tile to tile.
+    prefix_state : local array of one item, optional
+        The state of a stateful ``prefix_op``; its dtype must equal the
+        callback's declared state dtype.
+    warp_aggregate : local array of one item, optional
+        Receives the warp's aggregate, in every lane. Cannot be combined with
+        ``prefix_op`` (the callback receives it instead).
+    lanes : int
+        Literal: threads per logical warp, a power of two from 1 to 32; the
+        block's threads must be a multiple of it.
+    threads : int or tuple, optional
+        Literal block shape; defaults to the launch's.
+    items_per_thread : int, optional
+        Only needed when ``values`` is not a local array of literal length.
+
+    Returns
+    -------
+    scalar or None
+        The scanned value for scalar ``values``; None for arrays.
+    """,
+    "inclusive_sum": """\
+    Inclusive prefix sum within each logical warp. Parameters as in :func:`scan`.""",
+    "exclusive_sum": """\
+    Exclusive prefix sum within each logical warp (lane 0's first output is 0, or the prefix).
+
+    Parameters as in :func:`scan`.
+    """,
+    "inclusive_scan": """\
+    Inclusive scan with ``scan_op`` within each logical warp. Parameters as in :func:`scan`.""",
+    "exclusive_scan": """\
+    Exclusive scan with ``scan_op`` within each logical warp. Parameters as in :func:`scan`.
+
+    A non-sum operator needs ``initial_value`` or ``prefix_op``.
+    """,
+}
+
+
+SPEC = Primitive(
+    family="warp_scan",
+    calls=CALLS,
+    plan_type=WarpScanPlan,
+    plan=_plan,
+    operands=OPERANDS,
+    render=_render,
+    callbacks=block_scan.scan_callbacks,
+    shares_storage=lambda plan: False,  # shuffles: nothing shared, no barrier
+    describe=_describe,
+    docs=DOCS,
+    stubs=WARP_FUNCTIONS,
+    returns="values",
+)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`scan` and `scan.block` export exactly what they document, and block's
-signatures are the call table's."""
+"""`scan`, `scan.block` and `scan.warp` export exactly what they document, and their
+functions' signatures are the call table's."""
 
 from __future__ import annotations
 
@@ -11,14 +11,16 @@ from pathlib import Path
 import pytest
 
 import scan
-from scan import _calls, _vocab, block
+from scan import _vocab, block, warp
+from scan._calls import host_backend
+from scan._primitives import module_calls
 
 ROOT = Path(__file__).resolve().parents[2]
 API = (ROOT / "docs" / "api.md").read_text()
 STUB = (ROOT / "scan" / "block.pyi").read_text()
 
 
-@pytest.mark.parametrize("module", [scan, block])
+@pytest.mark.parametrize("module", [scan, block, warp])
 def test_all_resolves_is_public_and_documented(module):
     names = module.__all__
     assert len(set(names)) == len(names)
@@ -33,15 +35,19 @@ def test_all_resolves_is_public_and_documented(module):
 
 
 def test_block_functions_take_the_call_tables_signatures():
-    for name, entry in _calls.CALLS.items():
+    for name, entry in module_calls("block").items():
         assert inspect.signature(getattr(block, name)) == entry.signature, name
+    for name, entry in module_calls("warp").items():
+        assert inspect.signature(getattr(warp, name)) == entry.signature, name
 
 
-def test_stub_declares_every_entry_point_and_its_keywords():
-    for name, entry in _calls.CALLS.items():
-        assert re.search(rf"^def {name}\(", STUB, re.M), name
+@pytest.mark.parametrize("module", ["block", "warp"])
+def test_stub_declares_every_entry_point_and_its_keywords(module):
+    stub = (ROOT / "scan" / f"{module}.pyi").read_text()
+    for name, entry in module_calls(module).items():
+        assert re.search(rf"^def {name}\(", stub, re.M), name
         for param in entry.params:
-            assert re.search(rf"\b{param.name}\b", STUB), (name, param.name)
+            assert re.search(rf"\b{param.name}\b", stub), (name, param.name)
 
 
 def test_stub_literals_match_the_vocabulary():
@@ -64,7 +70,7 @@ def test_stub_value_types_match_the_vocabulary(typevar):
     assert names == {dt.name for dt in _vocab.VALUE_DTYPES}
 
 
-@pytest.mark.skipif(_calls.host_backend() is None, reason="no front end installed")
+@pytest.mark.skipif(host_backend() is None, reason="no front end installed")
 def test_host_call_without_the_simulator_says_how_to_turn_it_on():
     from scan._numba_cuda import SIMULATOR
 

@@ -8,7 +8,7 @@ import inspect
 import pytest
 
 import scan
-from scan import block
+from scan import block, warp
 from scan._calls import CALLS, kernel_only, public_functions
 from scan._primitives import PRIMITIVES, for_call, module_calls
 from scan._spec import EntryPoint, Param
@@ -16,20 +16,40 @@ from scan._spec import EntryPoint, Param
 
 def test_block_functions_are_keyed_by_their_name() -> None:
     entries = module_calls("block")
-    assert set(entries) == {e.name for spec in PRIMITIVES for e in spec.calls}
+    assert set(entries) == {
+        e.name for spec in PRIMITIVES for e in spec.calls if e.module == "block"
+    }
     for name, entry in entries.items():
         assert entry.key == name
         assert CALLS[name] is entry
         assert entry.qualified_name == f"scan.block.{name}"
 
 
+def test_warp_functions_share_the_block_scans_names_under_keys_of_their_own() -> None:
+    entries = module_calls("warp")
+    assert set(entries) == {
+        "scan",
+        "inclusive_sum",
+        "exclusive_sum",
+        "inclusive_scan",
+        "exclusive_scan",
+    }
+    assert set(warp.__all__) == set(entries)
+    for name, entry in entries.items():
+        assert entry.key == f"warp.{name}"
+        assert CALLS[f"warp.{name}"] is entry
+        assert CALLS[name] is not entry  # scan.block's function of that name
+        assert entry.qualified_name == f"scan.warp.{name}"
+
+
 def test_the_public_functions_are_the_modules_own() -> None:
     functions = public_functions()
     assert set(functions) == set(CALLS)
+    modules = {"block": block, "warp": warp}
     for key, function in functions.items():
         entry = CALLS[key]
-        assert function is getattr(block, entry.name)
-        assert function.__module__ == "scan.block"
+        assert function is getattr(modules[entry.module], entry.name)
+        assert function.__module__ == f"scan.{entry.module}"
         assert inspect.signature(function) == entry.signature
         assert function.__doc__ == for_call(key).docs[entry.name]
 
