@@ -151,9 +151,11 @@ def plan_warp_scan(
     lanes = int(lanes)
     threads = block[0] * block[1] * block[2]
     if threads % lanes:
+        fits = min(threads & -threads, 32)  # the largest power of two dividing it
         raise PlanError(
             f"{f}: the block has {threads} threads, not a multiple of lanes={lanes}: the last "
-            "logical warp would be missing lanes; launch a multiple of lanes threads"
+            f"logical warp would be missing lanes; launch a multiple of {lanes} threads, or "
+            f"pass lanes={fits} (it divides {threads})"
         )
     if mode == "exclusive" and initial_value is None and prefix_op is None:
         op = statefn.normalize(scan_op, role="scan_op")
@@ -170,7 +172,15 @@ def plan_warp_scan(
                 "the warp aggregate; read it there"
             )
         if not isinstance(warp_aggregate, ArrayFact) or warp_aggregate.ndim != 1:
-            raise ScanTypeError(f"{f}: warp_aggregate must be a 1-D local array of one item")
+            got = (
+                f"{warp_aggregate.ndim}-D {warp_aggregate.dtype}"
+                if isinstance(warp_aggregate, ArrayFact)
+                else "a scalar"
+            )
+            raise ScanTypeError(
+                f"{f}: warp_aggregate must be a 1-D local array of one item (got {got}); "
+                "allocate it with cuda.local.array(1, dtype)"
+            )
     scan = plan_scan(
         function=f,
         values=values,

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 from helpers.kernels import typing_error
-from helpers.plans import reduce_plan, scan_plan
+from helpers.plans import reduce_plan, scan_plan, warp_plan
 from numba import cuda
 from numba.cuda import types as nbtypes
 
@@ -114,6 +114,10 @@ def _scan(**kw: object) -> None:
 
 def _reduce(**kw: object) -> None:
     reduce_plan(**kw)
+
+
+def _warp(**kw: object) -> None:
+    warp_plan(**{"function": "warp.inclusive_sum", **kw})
 
 
 _PAIR = np.dtype([("value", np.float32), ("pos", np.int32)])
@@ -259,6 +263,16 @@ CASES: dict[str, Callable[[], object]] = {
         block=(1024, 1, 1),
         reverse=True,
     ),
+    "warp_lanes": lambda: _warp(lanes=12),
+    "warp_block_not_multiple": lambda: _warp(block=(48, 1, 1)),
+    "warp_exclusive_unseeded": lambda: _warp(
+        function="warp.exclusive_scan", mode="exclusive", scan_op="max"
+    ),
+    "warp_aggregate_with_prefix": lambda: _warp(
+        prefix_op=running_total, prefix_state=STATE, warp_aggregate=ArrayFact(np.int32, 1, 1)
+    ),
+    "warp_aggregate_dtype": lambda: _warp(warp_aggregate=ArrayFact(np.int64, 1, 1)),
+    "warp_aggregate_2d": lambda: _warp(warp_aggregate=ArrayFact(np.int32, 2, None)),
     "reduce_records_sum": lambda: _reduce(function="sum", items=ArrayFact(_PAIR, 1, 4), op="+"),
     "reduce_bitwise_float": lambda: _reduce(op="|"),
     "reduce_algorithm": lambda: _reduce(algorithm="warp_scans"),

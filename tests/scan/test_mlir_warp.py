@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Warp scans under numba-cuda-mlir: the docs' programs compile and link for sm_90."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from helpers.mlir_programs import doc_programs
+
+import scan
+
+mlir = pytest.importorskip(
+    "numba_cuda_mlir",
+    reason="!!!!! numba-cuda-mlir is not installed (pip install 'statefn-scan[mlir]'): "
+    "the numba-cuda-mlir front end is NOT tested",
+)
+from numba_cuda_mlir.numba_cuda import types  # noqa: E402
+
+pytestmark = pytest.mark.nvrtc
+
+
+@pytest.mark.parametrize(
+    ("name", "argtypes"),
+    [
+        ("row_cumsum_per_warp", (types.int32[:, ::1], types.int32[:, ::1])),
+        ("short_row_maxima", (types.float32[:, ::1], types.float32[:, ::1], types.float32[::1])),
+    ],
+)
+def test_docs_programs_compile_and_link(name: str, argtypes: Any) -> None:
+    kernel = getattr(doc_programs("warp"), name)
+    cubin = scan.compile(kernel, argtypes, cc=(9, 0), block=(64, 1, 1))
+    assert isinstance(cubin, bytes)
+    assert cubin[:4] == b"\x7fELF"
