@@ -12,7 +12,6 @@ from numba import cuda
 import statefn
 from scan import warp
 
-
 # magictoken.warp_rows.begin
 ITEMS = 4  # items per lane: a warp's tile is 32 x 4 = 128 items
 
