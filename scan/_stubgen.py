@@ -60,7 +60,6 @@ from ._primitives._stubs_common import (
     Overload,
     StubFunction,
 )
-from ._primitives.warp_scan import LANES
 
 __all__ = [
     "ENTRY_POINTS",
@@ -135,11 +134,7 @@ def render(entry_points: Sequence[StubFunction] = ENTRY_POINTS) -> str:
 def render_warp(entry_points: Sequence[StubFunction] = WARP_ENTRY_POINTS) -> str:
     """The text of ``scan/warp.pyi`` (`entry_points` as in :func:`render`, for scan.warp)."""
     _check_coverage(entry_points, _WARP, "scan.warp", set(warp.__all__))
-    lanes = ", ".join(str(n) for n in LANES)
-    derived = {
-        "all": _list_statement("__all__", sorted(warp.__all__)),
-        "_Lanes": f"_Lanes: TypeAlias = Literal[{lanes}]",
-    }
+    derived = {"all": _list_statement("__all__", sorted(warp.__all__))}
     try:
         declarations = string.Template(WARP_DECLARATIONS).substitute(derived)
     except (KeyError, ValueError) as exc:

@@ -4,12 +4,14 @@
 #
 # Overloads for scan.warp: the block scans' overloads (scan/block.pyi, whose notes
 # apply here too) with warp_aggregate= in place of block_aggregate= and the warp's
-# options (lanes=, a power of two from 1 to 32) in place of algorithm=,
-# temp_storage=, auto_sync= and reverse=. The type variables, aliases and marker
+# options in place of algorithm=, temp_storage=, auto_sync= and reverse=. lanes= is
+# an int here (a module constant such as LANES = 8 is an int to mypy, not a
+# Literal); that it is a power of two from 1 to 32 is checked when the kernel
+# compiles. The type variables, aliases and marker
 # types are block.pyi's; WarpAggregateCannotBeCombinedWithPrefixOp is the
 # diagnostic overloads' marker for warp_aggregate= with prefix_op=.
 
-from typing import Any, Literal, Never, TypeAlias, overload
+from typing import Any, Never, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,8 +42,6 @@ from statefn import StatefulFunction
 
 __all__ = ["exclusive_scan", "exclusive_sum", "inclusive_scan", "inclusive_sum", "scan"]
 
-_Lanes: TypeAlias = Literal[1, 2, 4, 8, 16, 32]
-
 # Marker type of the diagnostic overloads (see block.pyi's note); not at run time.
 class WarpAggregateCannotBeCombinedWithPrefixOp(np.generic):
     def __new__(cls) -> Never: ...
@@ -59,7 +59,7 @@ def scan(
     prefix_op: StatefulFunction[ScanStateT, ValueT],
     prefix_state: _StateArray[ScanStateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -74,7 +74,7 @@ def scan(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -89,7 +89,7 @@ def scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[ValueT] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -106,7 +106,7 @@ def scan(
     prefix_op: StatefulFunction[ScanStateT, ValueT],
     prefix_state: _StateArray[ScanStateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -121,7 +121,7 @@ def scan(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -136,7 +136,7 @@ def scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[ValueT] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -153,7 +153,7 @@ def scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[Any] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> _PyScalarT: ...
@@ -170,7 +170,7 @@ def scan(
     prefix_op: StatefulFunction[ScanStateT, np.void],
     prefix_state: _StateArray[ScanStateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -185,7 +185,7 @@ def scan(
     prefix_op: _RecordStatelessLike,
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -200,7 +200,7 @@ def scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[np.void] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -217,7 +217,7 @@ def scan(
     prefix_op: StatefulFunction[ScanStateT, np.void],
     prefix_state: _StateArray[ScanStateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> _RecordT: ...
@@ -232,7 +232,7 @@ def scan(
     prefix_op: _RecordStatelessLike,
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> _RecordT: ...
@@ -247,7 +247,7 @@ def scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[np.void] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> _RecordT: ...
@@ -309,7 +309,7 @@ def inclusive_sum(
     prefix_op: StatefulFunction[StateT, ValueT],
     prefix_state: _StateArray[StateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -321,7 +321,7 @@ def inclusive_sum(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -333,7 +333,7 @@ def inclusive_sum(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[ValueT] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -347,7 +347,7 @@ def inclusive_sum(
     prefix_op: StatefulFunction[StateT, ValueT],
     prefix_state: _StateArray[StateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -359,7 +359,7 @@ def inclusive_sum(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -371,7 +371,7 @@ def inclusive_sum(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[ValueT] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -385,7 +385,7 @@ def inclusive_sum(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[Any] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> _PyScalarT: ...
@@ -426,7 +426,7 @@ def exclusive_sum(
     prefix_op: StatefulFunction[StateT, ValueT],
     prefix_state: _StateArray[StateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -438,7 +438,7 @@ def exclusive_sum(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -450,7 +450,7 @@ def exclusive_sum(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[ValueT] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -464,7 +464,7 @@ def exclusive_sum(
     prefix_op: StatefulFunction[StateT, ValueT],
     prefix_state: _StateArray[StateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -476,7 +476,7 @@ def exclusive_sum(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -488,7 +488,7 @@ def exclusive_sum(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[ValueT] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -502,7 +502,7 @@ def exclusive_sum(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[Any] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> _PyScalarT: ...
@@ -545,7 +545,7 @@ def inclusive_scan(
     prefix_op: StatefulFunction[ScanStateT, ValueT],
     prefix_state: _StateArray[ScanStateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -559,7 +559,7 @@ def inclusive_scan(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -573,7 +573,7 @@ def inclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[ValueT] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -589,7 +589,7 @@ def inclusive_scan(
     prefix_op: StatefulFunction[ScanStateT, ValueT],
     prefix_state: _StateArray[ScanStateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -603,7 +603,7 @@ def inclusive_scan(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -617,7 +617,7 @@ def inclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[ValueT] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -633,7 +633,7 @@ def inclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[Any] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> _PyScalarT: ...
@@ -649,7 +649,7 @@ def inclusive_scan(
     prefix_op: StatefulFunction[ScanStateT, np.void],
     prefix_state: _StateArray[ScanStateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -663,7 +663,7 @@ def inclusive_scan(
     prefix_op: _RecordStatelessLike,
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -677,7 +677,7 @@ def inclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[np.void] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -693,7 +693,7 @@ def inclusive_scan(
     prefix_op: StatefulFunction[ScanStateT, np.void],
     prefix_state: _StateArray[ScanStateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> _RecordT: ...
@@ -707,7 +707,7 @@ def inclusive_scan(
     prefix_op: _RecordStatelessLike,
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> _RecordT: ...
@@ -721,7 +721,7 @@ def inclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[np.void] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> _RecordT: ...
@@ -782,7 +782,7 @@ def exclusive_scan(
     prefix_op: StatefulFunction[ScanStateT, ValueT],
     prefix_state: _StateArray[ScanStateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -796,7 +796,7 @@ def exclusive_scan(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -810,7 +810,7 @@ def exclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[ValueT] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -824,7 +824,7 @@ def exclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[ValueT] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -840,7 +840,7 @@ def exclusive_scan(
     prefix_op: StatefulFunction[ScanStateT, ValueT],
     prefix_state: _StateArray[ScanStateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -854,7 +854,7 @@ def exclusive_scan(
     prefix_op: _StatelessLike[ValueT],
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -868,7 +868,7 @@ def exclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[ValueT] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -882,7 +882,7 @@ def exclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[ValueT] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> ValueT: ...
@@ -898,7 +898,7 @@ def exclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[Any] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> _PyScalarT: ...
@@ -914,7 +914,7 @@ def exclusive_scan(
     prefix_op: StatefulFunction[ScanStateT, np.void],
     prefix_state: _StateArray[ScanStateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -928,7 +928,7 @@ def exclusive_scan(
     prefix_op: _RecordStatelessLike,
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -942,7 +942,7 @@ def exclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[np.void] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> None: ...
@@ -958,7 +958,7 @@ def exclusive_scan(
     prefix_op: StatefulFunction[ScanStateT, np.void],
     prefix_state: _StateArray[ScanStateT],
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> _RecordT: ...
@@ -972,7 +972,7 @@ def exclusive_scan(
     prefix_op: _RecordStatelessLike,
     prefix_state: None = None,
     warp_aggregate: None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> _RecordT: ...
@@ -986,7 +986,7 @@ def exclusive_scan(
     prefix_op: None = None,
     prefix_state: None = None,
     warp_aggregate: NDArray[np.void] | None = None,
-    lanes: _Lanes = 32,
+    lanes: int = 32,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
 ) -> _RecordT: ...

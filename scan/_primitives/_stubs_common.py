@@ -348,15 +348,17 @@ WARP_HEADER = """\
 #
 # Overloads for scan.warp: the block scans' overloads (scan/block.pyi, whose notes
 # apply here too) with warp_aggregate= in place of block_aggregate= and the warp's
-# options (lanes=, a power of two from 1 to 32) in place of algorithm=,
-# temp_storage=, auto_sync= and reverse=. The type variables, aliases and marker
+# options in place of algorithm=, temp_storage=, auto_sync= and reverse=. lanes= is
+# an int here (a module constant such as LANES = 8 is an int to mypy, not a
+# Literal); that it is a power of two from 1 to 32 is checked when the kernel
+# compiles. The type variables, aliases and marker
 # types are block.pyi's; WarpAggregateCannotBeCombinedWithPrefixOp is the
 # diagnostic overloads' marker for warp_aggregate= with prefix_op=.
 """
 
 #: ``warp.pyi``'s imports, ``__all__``, aliases and marker type (a string.Template).
 WARP_DECLARATIONS = """\
-from typing import Any, Literal, Never, TypeAlias, overload
+from typing import Any, Never, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -386,8 +388,6 @@ from scan.block import (
 from statefn import StatefulFunction
 
 $all
-
-$_Lanes
 
 # Marker type of the diagnostic overloads (see block.pyi's note); not at run time.
 class WarpAggregateCannotBeCombinedWithPrefixOp(np.generic):

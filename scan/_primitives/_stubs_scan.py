@@ -56,7 +56,7 @@ _WARP = _Flavour(
     "warp_aggregate",
     "WarpAggregateCannotBeCombinedWithPrefixOp",
     (
-        opt("lanes", "_Lanes"),
+        opt("lanes", "int"),
         opt("threads", "_Threads | None"),
         opt("items_per_thread", "int | None"),
     ),
