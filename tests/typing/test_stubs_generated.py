@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-"""``scan/block.pyi`` is generated: the committed file is :func:`scan._stubgen.render`'s text,
-and the generator refuses an overload table that disagrees with the call table.
+"""``scan/block.pyi`` and ``scan/warp.pyi`` are generated: the committed files are
+:func:`scan._stubgen.render`'s and :func:`scan._stubgen.render_warp`'s text, and the
+generator refuses an overload table that disagrees with the call table.
 
 After changing a signature in ``scan/_calls.py`` or an overload table in
 ``scan/_primitives/_stubs_*.py``, run ``python -m scan._stubgen --write``.
@@ -22,6 +23,30 @@ def test_committed_stub_is_generated():
     assert not changes, (
         "scan/block.pyi differs from what python -m scan._stubgen --write generates:\n" + changes
     )
+
+
+def test_committed_warp_stub_is_generated():
+    changes = _stubgen.diff(_stubgen.WARP_STUB_PATH, module="warp")
+    assert not changes, (
+        "scan/warp.pyi differs from what python -m scan._stubgen --write generates:\n" + changes
+    )
+
+
+def test_warp_stub_has_the_block_scans_overloads_with_the_warps_options():
+    block = _stubgen.render()
+    warp = _stubgen.render_warp()
+    for name in ("scan", "inclusive_sum", "exclusive_sum", "inclusive_scan", "exclusive_scan"):
+        assert block.count(f"def {name}(") == warp.count(f"def {name}("), name
+    for option in ("block_aggregate:", "algorithm:", "temp_storage:", "auto_sync:", "reverse:"):
+        assert option not in warp, option
+    assert "    lanes: int = 32," in warp
+    assert "WarpAggregateCannotBeCombinedWithPrefixOp" in warp
+
+
+def test_a_warp_table_for_a_block_function_is_refused():
+    extra = StubFunction("load", ())
+    with pytest.raises(_stubgen.StubTableError, match=r"^load: not an entry point of scan.warp"):
+        _stubgen.render_warp((*_stubgen.WARP_ENTRY_POINTS, extra))
 
 
 def test_stub_starts_with_the_generated_notice():
@@ -119,12 +144,16 @@ def test_refuses_a_missing_or_unknown_entry_point():
 
 def test_check_reports_a_stale_file_and_write_fixes_it(tmp_path: Path, capsys):
     stub = tmp_path / "block.pyi"
+    warp_stub = tmp_path / "warp.pyi"
+    warp_stub.write_text(_stubgen.render_warp())
     stub.write_text(_stubgen.render().replace("auto_sync: bool = True", "auto_sync: bool"))
-    assert _stubgen.main(["--check"], path=stub) == 1
+    assert _stubgen.main(["--check"], path=stub, warp_path=warp_stub) == 1
     out, err = capsys.readouterr()
     assert "-    auto_sync: bool,\n" in out
     assert "+    auto_sync: bool = True,\n" in out
     assert "is stale: run python -m scan._stubgen --write" in err
-    assert _stubgen.main(["--write"], path=stub) == 0
+    assert _stubgen.main(["--write"], path=stub, warp_path=warp_stub) == 0
     assert stub.read_text() == _stubgen.render()
-    assert _stubgen.main(["--check"], path=stub) == 0
+    assert _stubgen.main(["--check"], path=stub, warp_path=warp_stub) == 0
+    warp_stub.write_text("")
+    assert _stubgen.main(["--check"], path=stub, warp_path=warp_stub) == 1
