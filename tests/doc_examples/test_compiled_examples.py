@@ -99,6 +99,10 @@ def test_reduce(name, argtypes):
     [
         ("row_suffix_sums", (types.int32[:, ::1], types.int32[:, ::1])),
         ("backward", (types.float64[::1], types.float64[::1], types.float64[::1])),
+        (
+            "selective_backward",
+            (types.float64[:, ::1], types.float64[::1]) + (types.float64[:, ::1],) * 7,
+        ),
     ],
 )
 def test_reverse(name, argtypes):

@@ -102,3 +102,10 @@ def test_reverse_examples():
     np.testing.assert_array_equal(got, want)
     got, want = reverse.run_backward()
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_reverse_selective_backward_example():
+    from doc_examples.examples import reverse
+
+    got, want = reverse.run_selective_backward()  # h, dx and ddelta
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

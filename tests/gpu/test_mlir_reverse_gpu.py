@@ -37,3 +37,8 @@ def test_suffix_sums_of_rows_walked_from_their_end() -> None:
 def test_backward_recurrence_of_records() -> None:
     got, want = DOC.run_backward(n=3001)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_selective_scan_backward_pass() -> None:
+    got, want = DOC.run_selective_backward(rows=3, n=3001)  # h, dx and ddelta
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -29,6 +29,10 @@ def _doc_programs() -> Any:
     [
         ("row_suffix_sums", (types.int32[:, ::1], types.int32[:, ::1])),
         ("backward", (types.float64[::1], types.float64[::1], types.float64[::1])),
+        (
+            "selective_backward",
+            (types.float64[:, ::1], types.float64[::1]) + (types.float64[:, ::1],) * 7,
+        ),
     ],
 )
 def test_docs_programs_compile_and_link(name: str, argtypes: Any) -> None:
