@@ -591,6 +591,10 @@ _OLD_KEYWORDS = {
 }
 
 
+#: The block scans' options that warp scans do not take.
+_BLOCK_ONLY = ("algorithm", "temp_storage", "auto_sync", "reverse", "block_aggregate")
+
+
 def check_unknown_keywords(
     function: str, keywords: Mapping[str, object], allowed: set[str]
 ) -> None:
@@ -601,8 +605,16 @@ def check_unknown_keywords(
                 f"{function}: the keyword {name}= is not supported; use {_OLD_KEYWORDS[name]}"
             )
         if name not in allowed:
+            why = ""
+            if name == "block_aggregate" and function.startswith("warp."):
+                why = " (a warp scan writes its warp's aggregate to warp_aggregate=)"
+            elif name in _BLOCK_ONLY and function.startswith("warp."):
+                why = (
+                    f" ({name}= is an option of scan.block's scans; warp scans shuffle within "
+                    "each logical warp: no algorithm, temp storage, barrier or reverse)"
+                )
             raise PlanError(
-                f"{function}: unexpected keyword argument {name}=; accepted keywords are "
+                f"{function}: unexpected keyword argument {name}={why}; accepted keywords are "
                 f"{', '.join(sorted(allowed))}"
             )
 

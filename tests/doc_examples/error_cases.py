@@ -273,6 +273,8 @@ CASES: dict[str, Callable[[], object]] = {
     ),
     "warp_aggregate_dtype": lambda: _warp(warp_aggregate=ArrayFact(np.int64, 1, 1)),
     "warp_aggregate_2d": lambda: _warp(warp_aggregate=ArrayFact(np.int32, 2, None)),
+    "warp_block_option": lambda: _warp_keywords({"algorithm": "raking"}),
+    "warp_block_aggregate": lambda: _warp_keywords({"block_aggregate": None}),
     "reduce_records_sum": lambda: _reduce(function="sum", items=ArrayFact(_PAIR, 1, 4), op="+"),
     "reduce_bitwise_float": lambda: _reduce(op="|"),
     "reduce_algorithm": lambda: _reduce(algorithm="warp_scans"),
@@ -300,6 +302,14 @@ def block_keywords(keywords: dict[str, object]) -> None:
         "auto_sync",
     }
     check_unknown_keywords("inclusive_sum", keywords, allowed)
+
+
+def _warp_keywords(keywords: dict[str, object]) -> None:
+    """What the typing (and the simulator) do with the keywords of a warp call."""
+    from scan._calls import CALLS
+    from scan._plan import check_unknown_keywords
+
+    check_unknown_keywords("warp.inclusive_sum", keywords, set(CALLS["warp.inclusive_sum"].names))
 
 
 def message(case: str) -> str:
