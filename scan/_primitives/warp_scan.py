@@ -240,13 +240,23 @@ def _body(plan: WarpScanPlan) -> list[str]:
         "  value_t thread_prefix;",
     ]
     if plan.prefix_op is not None:
+        # integer sums: lane 0's exclusive sum is 0, so every lane adds the prefix
+        # (floats keep lane 0's prefix as it is: -0.0 + 0.0 would lose its sign)
+        zero_first = plan.sum_path and plan.value_dtype.kind in "iu"
+        scan = (
+            "ExclusiveSum(thread_total, thread_prefix, aggregate)"
+            if zero_first
+            else f"ExclusiveScan(thread_total, thread_prefix, {op}, aggregate)"
+        )
+        combined = f"{op}(warp_prefix, thread_prefix)"
         lines += [
             "  value_t aggregate;",
-            f"  warp_scan.ExclusiveScan(thread_total, thread_prefix, {op}, aggregate);",
+            f"  warp_scan.{scan};",
             "  prefix_op_t prefix_op{state};",
             "  const value_t warp_prefix = warp_scan.Broadcast(prefix_op(aggregate), 0);",
-            f"  thread_prefix = rank % {plan.lanes} == 0 ? warp_prefix"
-            f" : {op}(warp_prefix, thread_prefix);",
+            f"  thread_prefix = {combined};"
+            if zero_first
+            else f"  thread_prefix = rank % {plan.lanes} == 0 ? warp_prefix : {combined};",
         ]
         apply = "true"
     else:

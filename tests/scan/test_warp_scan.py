@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.call_shapes import CALL_SHAPES, PREFIX_DECL, call_facts, int_total
+from helpers.call_shapes import CALL_SHAPES, PREFIX_DECL, call_facts, float_total, int_total
 from helpers.cccl import compile_variants_with_cccl_3_0, skip_reason, toolkit_cccl
 from helpers.plans import warp_plan
 
@@ -84,10 +84,24 @@ def test_lane_zeros_return_seeds_the_warp() -> None:
     text = render_warp_scan(
         warp_plan(prefix_op=int_total, prefix_state=state), prefix_callback=PREFIX_DECL
     )
-    assert "warp_scan.ExclusiveScan(thread_total, thread_prefix, ::cuda::std::plus<>{}, " in text
+    # an integer sum: lane 0's exclusive sum is 0, every lane adds lane 0's return
+    assert "warp_scan.ExclusiveSum(thread_total, thread_prefix, aggregate);" in text
     assert "warp_prefix = warp_scan.Broadcast(prefix_op(aggregate), 0);" in text
+    assert "thread_prefix = ::cuda::std::plus<>{}(warp_prefix, thread_prefix);" in text
     assert "cb(&r, state, &aggregate)" in text
     assert "if (true) acc = " in text
+    # another operator (or a float sum): lane 0 takes lane 0's return as it is
+    for plan in (
+        warp_plan(prefix_op=int_total, prefix_state=state, scan_op="max"),
+        warp_plan(
+            values=ArrayFact(np.float32, 1, 4),
+            prefix_op=float_total,
+            prefix_state=ArrayFact(np.float32, 1, 1),
+        ),
+    ):
+        text = render_warp_scan(plan, prefix_callback=PREFIX_DECL)
+        assert "warp_scan.ExclusiveScan(thread_total, thread_prefix, " in text
+        assert "thread_prefix = rank % 32 == 0 ? warp_prefix : " in text
 
 
 # ---------------------------------------------------------------- NVRTC
