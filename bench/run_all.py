@@ -11,6 +11,8 @@ does not cost the others), in priority order:
                     ``BlockReduce`` in the same configurations (``reduce_bench.py``)
 ``reverse``         reverse row scans (``reverse=True``: int32 suffix sums, a backward
                     recurrence) against CUB C++ and Triton (``reverse_bench.py``)
+``warp``            per-warp row scans (``scan.warp`` with a prefix callback, one row
+                    per warp) against CUB C++ ``WarpScan`` (``warp_bench.py``)
 ``triton``          the Triton kernel (``triton_rowscan.py``)
 ``peers``           copy, torch.cumsum, cupy.cumsum (``peers.py --which basic``)
 ``first_launch``    time to first launch, cold and warm cache (``rowscan.py --first-launch``)
@@ -65,6 +67,7 @@ PART_NAMES = (
     "cub",
     "reduce",
     "reverse",
+    "warp",
     "triton",
     "peers",
     "first_launch",
@@ -94,6 +97,8 @@ class Report:
     reduce: list[dict[str, str]] = field(default_factory=list)
     #: the reverse-scan part's RESULT records (``bench=reverse``)
     reverse: list[dict[str, str]] = field(default_factory=list)
+    #: the per-warp scan part's RESULT records (``bench=warp``)
+    warp: list[dict[str, str]] = field(default_factory=list)
     parts: list[PartOutcome] = field(default_factory=list)
     project_sass: str = ""
     cub_sass_text: str = ""
@@ -352,6 +357,14 @@ def write_csv(report: Report, path: Path) -> None:
             row += [_fmt(_f(r, "vs_best_cub"), 4) if project else ""]
             row += [_fmt(min(both), 4) if project and both else "", "", ""]
             row += ["reverse", r.get("task", "")]
+            row.append(_fmt(_f(r, "speed_ratio"), 4) if project else "")
+            writer.writerow(row)
+        # per-warp scans: vs_best_cub, the same configuration's CUB ratio in the last column
+        for r in report.warp:
+            project = r.get("impl") == "project"
+            row = [r.get(c, "") for c in columns[:11]]
+            row += [_fmt(_f(r, "vs_best_cub"), 4) if project else "", "", "", ""]
+            row += ["warp", r.get("task", "")]
             row.append(_fmt(_f(r, "speed_ratio"), 4) if project else "")
             writer.writerow(row)
 
@@ -676,6 +689,11 @@ def _reverse_notes(report: Report) -> list[str]:
     ]
 
 
+def _warp_rows(report: Report) -> list[list[object]]:
+    """Per shape: the fastest project and CUB per-warp scans (the reverse part's table)."""
+    return [row[:4] + row[5:6] for row in _reverse_rows(Report(reverse=report.warp))]
+
+
 def _problems(report: Report) -> list[str]:
     lines = [f"- part `{p.name}`: {p.status}" for p in report.parts if p.status != "ok"]
     for r in report.records:
@@ -696,6 +714,11 @@ def _problems(report: Report) -> list[str]:
                 f"- wrong result: reverse {r.get('impl')} {r.get('task')} {_shape(r)} "
                 f"{r.get('config')}"
             )
+    lines += [
+        f"- wrong result: warp {r.get('impl')} {_shape(r)} {r.get('config')}"
+        for r in report.warp
+        if not _ok(r)
+    ]
     return lines
 
 
@@ -775,6 +798,16 @@ def write_markdown(report: Report, path: Path) -> list[str]:
         ["task", "shape", "project ms", "CUB ms", "Triton ms", "speed vs CUB", "speed vs Triton"],
         _reverse_rows(report),
     )
+    out += [
+        "",
+        "## Per-warp row scans: project vs CUB C++ WarpScan (fastest correct of each)",
+        "",
+        "`bench/warp_bench.py`: one row per warp, a running total carried by `scan.warp`'s "
+        "prefix callback (CUB: in a register); speed = CUB ms / project ms. Every "
+        "configuration: the part's table in bench.log.",
+        "",
+    ]
+    out += _md_table(["task", "shape", "project ms", "CUB ms", "speed vs CUB"], _warp_rows(report))
     out += ["", f"## Cost of the prefix callback (time ratio, target < {CALLBACK_TARGET})", ""]
     out += _md_table(
         [
@@ -875,6 +908,8 @@ def _summary_lines(report: Report, problems: list[str], fl_notes: list[str]) -> 
     lines += [n.lstrip("- ").replace("**", "") for n in fl_notes]
     lines += [n.lstrip("- ") for n in _reduce_notes(report)]
     lines += [n.lstrip("- ") for n in _reverse_notes(report)]
+    warp = _warp_rows(report)
+    lines += [f"warp {r[1]}: project {r[2]} | CUB {r[3]} | speed {r[4]}" for r in warp]
     sass = report.by_tag("SASS")
     if sass:
         local = [r for r in sass if r.get("ldl") != "0" or r.get("stl") != "0"]
@@ -1034,6 +1069,9 @@ def _collect(report: Report, lines: Iterable[str]) -> None:
         if record["tag"] == "RESULT" and record.get("bench") == "reverse":
             report.reverse.append(record)
             continue
+        if record["tag"] == "RESULT" and record.get("bench") == "warp":
+            report.warp.append(record)
+            continue
         report.records.append(record)
 
 
@@ -1126,6 +1164,10 @@ def main(argv: list[str] | None = None) -> int:
             [py, str(BENCH / "reverse_bench.py"), *common, "--build-dir", str(work / "reverse")],
             300,
         ),
+        "warp": (
+            [py, str(BENCH / "warp_bench.py"), *common, "--build-dir", str(work / "warp")],
+            240,
+        ),
         "triton": ([py, str(BENCH / "triton_rowscan.py"), *common, *shape_args], 150),
         "peers": ([py, str(BENCH / "peers.py"), "--which", "basic", *common, *shape_args], 120),
         "first_launch": (
@@ -1163,7 +1205,7 @@ def main(argv: list[str] | None = None) -> int:
                 failed = True
                 continue
             run_env = env
-            if name.startswith("project") or name in ("first_launch", "reduce", "reverse"):
+            if name.startswith("project") or name in ("first_launch", "reduce", "reverse", "warp"):
                 run_env = dict(env)
                 run_env.setdefault("STATEFN_SCAN_CACHE_DIR", str(work / "scan-cache"))
             rc, lines = run_streaming(name, argv_part, timeout, run_env)
@@ -1195,6 +1237,7 @@ def main(argv: list[str] | None = None) -> int:
     bad_results = bad_results or any(
         not _ok(r) for r in report.reverse if r.get("impl") != "triton"
     )
+    bad_results = bad_results or any(not _ok(r) for r in report.warp)
     return 1 if failed or bad_results else 0
 
 

@@ -9,7 +9,8 @@
 #   tools/gpu_suite.sh                 # everything
 #   SKIP_BENCH=1 tools/gpu_suite.sh    # tests, fuzzer and sanitizers (about 5 minutes)
 #   SKIP_TESTS=1 FUZZ=0 SANITIZE=0 BENCH_ARGS="--parts reduce" tools/gpu_suite.sh
-#                                      # one benchmark part alone
+#                                      # one benchmark part alone (parts: bench/run_all.py,
+#                                      # e.g. "--parts warp": per-warp scans vs CUB WarpScan)
 #
 # Steps, each with one summary line (in summary.txt too):
 #   tests       pytest -m '(gpu or sim) and not fuzz' (the GPU tests and the
@@ -31,7 +32,7 @@
 #   sanitizer_<tool>.log   compute-sanitizer's report and the tests' output
 #   bench.log       everything bench/run_all.py printed
 #   bench.md        report tables (speed, block reduce vs CUB, reverse scans vs CUB and
-#                   Triton, callback cost, first launch, SASS)
+#                   Triton, per-warp scans vs CUB, callback cost, first launch, SASS)
 #   bench.csv       every timing with its ratios
 #   bench.png       bar chart
 #   sass.txt        SASS statistics and the headline kernels' SASS
