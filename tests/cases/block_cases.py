@@ -1,22 +1,28 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Block scan and tile I/O cases that run unchanged on the simulator and on a GPU.
+"""Block scan, warp scan and tile I/O cases that run unchanged on the simulator and on a GPU.
 
 A case is a small frozen description (:class:`ScanCase`, :class:`IOCase`).
 From it this module builds
 
 * the kernel (:func:`scan_kernel`, :func:`io_kernel`): generated Python source
-  that calls :mod:`scan.block` with exactly the keywords the case needs, every
-  option a compile-time constant (closure variable), compiled by ``cuda.jit``;
+  that calls :mod:`scan.block` (or, for a warp case, :mod:`scan.warp`) with
+  exactly the keywords the case needs, every option a compile-time constant
+  (closure variable), compiled by ``cuda.jit``;
 * inputs (:func:`scan_inputs`, :func:`io_inputs`);
 * the NumPy reference (:func:`scan_reference`, :func:`io_reference`): CUB's
   contract written out sequentially: per row, tile by tile, the calling lanes
-  run the prefix callback on their own state, thread 0's return seeds the tile;
+  run the prefix callback on their own state, thread 0's return seeds the tile
+  (a warp case: each logical warp's tile part, every lane of the warp calls,
+  the warp's lane 0's return seeds it);
 * a runner (:func:`run_scan`, :func:`run_io`) launching one block per row.
 
 A :class:`ScanCase` may also move its tiles with ``block.load``/``block.store``
 (``io``), over rows that end in a partial tile or before the last tile
 (``short``), with caller-owned or dynamic shared temp storage, and may be a
-call the library refuses (:func:`expected_refusals` says with what).
+call the library refuses (:func:`expected_refusals` says with what). With
+``lanes`` set it is a warp case: the tiles are loaded and stored block-wide as
+ever, and only the scan is a :mod:`scan.warp` call over logical warps of that
+many lanes.
 
 Kernels are defined in this module, which imports ``cuda`` at top level: under
 ``NUMBA_ENABLE_CUDASIM=1`` numba's simulator swaps that global for its
@@ -35,11 +41,17 @@ import numpy as np
 from numba import cuda
 
 import statefn
-from scan import PlanError, ScanTypeError, block
+from scan import (
+    PlanError,
+    ScanTypeError,
+    block,
+    warp,  # noqa: F401  (the generated warp-case kernels call it)
+)
 from scan._plan import REVERSE_EXCHANGE_LIMIT
 
 __all__ = [
     "BITWISE",
+    "LANES",
     "OPERATORS",
     "TILE_ALGORITHMS",
     "IOCase",
@@ -68,6 +80,7 @@ TILE_ALGORITHMS = (
     "warp_transpose_timesliced",
 )
 WARP_IO = TILE_ALGORITHMS[4:]
+LANES = (1, 2, 4, 8, 16, 32)  # the logical warp sizes scan.warp takes
 SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 SENTINEL = 77  # what items/destinations hold before a load/store touches them
 
@@ -187,7 +200,7 @@ def callers(threads: int, algorithm: str) -> int:
 
 @dataclass(frozen=True)
 class ScanCase:
-    """One block-scan configuration.
+    """One block-scan or warp-scan configuration.
 
     Attributes
     ----------
@@ -239,6 +252,15 @@ class ScanCase:
         Pass ``prefix_state=`` exactly when the callback is *not* stateful.
     reverse : bool
         Scan each tile from its end (``reverse=True``).
+    lanes : int or None
+        None: a block scan. Else a warp scan (:mod:`scan.warp`) over logical
+        warps of this many lanes (``lanes=``, passed unless 32): each scans
+        its own part of the block's tile, with its own prefix; ``aggregate``
+        is then ``warp_aggregate=``. *algorithm*, *temp_storage*,
+        *auto_sync* and *reverse* do not apply to a warp case: construction
+        resets them to their defaults (the tile loads and stores around the
+        scan take no temp storage and synchronise themselves), so that equal
+        warp cases compare, hash and serialise equal.
     """
 
     entry: str = "inclusive_sum"
@@ -264,6 +286,17 @@ class ScanCase:
     state_array: str | None = None
     flip_state: bool = False
     reverse: bool = False
+    lanes: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.lanes is not None:
+            for name in ("algorithm", "temp_storage", "auto_sync", "reverse"):
+                object.__setattr__(self, name, _BLOCK_ONLY[name])
+
+    @property
+    def is_warp(self) -> bool:
+        """Whether the scan is a warp scan."""
+        return self.lanes is not None
 
     @property
     def threads(self) -> int:
@@ -306,6 +339,15 @@ class ScanCase:
         return self.prefix in ("running", "count")
 
 
+# the block-scan fields a warp case resets (the fields' defaults)
+_BLOCK_ONLY = {
+    "algorithm": "raking",
+    "temp_storage": "implicit",
+    "auto_sync": True,
+    "reverse": False,
+}
+
+
 def expected_refusals(case: ScanCase) -> list[tuple[type[Exception], str]]:
     """How the library may refuse *case* (empty: it must run): exception type and message part.
 
@@ -313,22 +355,25 @@ def expected_refusals(case: ScanCase) -> list[tuple[type[Exception], str]]:
     be refused for any of them.
     """
     out: list[tuple[type[Exception], str]] = []
-    warp = "needs a block size that is a multiple of 32"
+    whole_warps = "needs a block size that is a multiple of 32"
     if case.io in WARP_IO and case.threads % 32:
-        out.append((PlanError, f"algorithm={case.io!r} {warp}"))
+        out.append((PlanError, f"algorithm={case.io!r} {whole_warps}"))
     if case.entry == "none":
         return out
+    if case.lanes is not None and case.threads % case.lanes:
+        out.append((PlanError, f"not a multiple of lanes={case.lanes}"))
     exchange_bytes = 2 * case.threads * np.dtype(case.dtype).itemsize
     if case.reverse and exchange_bytes > REVERSE_EXCHANGE_LIMIT:
         out.append((PlanError, "reverse=True exchanges one value a thread each way"))
     if case.algorithm == "warp_scans" and case.threads % 32:
-        out.append((PlanError, f"algorithm='warp_scans' {warp}"))
+        out.append((PlanError, f"algorithm='warp_scans' {whole_warps}"))
     if np.dtype(case.dtype).kind == "f" and case.op in BITWISE:
         out.append((ScanTypeError, f"scan_op={case.op!r} is a bitwise operator but values are"))
     if case.prefix != "none" and case.initial_value is not None:
         out.append((PlanError, "prefix_op= and initial_value= cannot be combined"))
     if case.prefix != "none" and case.aggregate:
-        out.append((PlanError, "prefix_op= and block_aggregate= cannot be combined"))
+        output = "warp_aggregate" if case.is_warp else "block_aggregate"
+        out.append((PlanError, f"prefix_op= and {output}= cannot be combined"))
     if case.stateful and not case.passes_state:
         out.append((PlanError, "is stateful but prefix_state= is missing"))
     if not case.stateful and case.passes_state:
@@ -364,6 +409,14 @@ def _scan_call(case: ScanCase, value: str, out_arg: str) -> str:
         kwargs.append("prefix_op=PREFIX")
     if case.passes_state:
         kwargs.append("prefix_state=state")
+    if case.is_warp:
+        if case.aggregate:
+            kwargs.append("warp_aggregate=agg")
+        if case.lanes != 32:  # 32 is the default
+            kwargs.append("lanes=LANES")
+        if case.explicit_threads:
+            kwargs.append("threads=SHAPE")
+        return f"warp.{case.entry}({value}{out_arg}, {', '.join(kwargs)})"
     if case.aggregate:
         kwargs.append("block_aggregate=agg")
     kwargs.append("algorithm=ALGO")
@@ -405,7 +458,7 @@ def _scan_source(case: ScanCase) -> str:
     sync = [] if case.auto_sync else ["            cuda.syncthreads()"]
     lines = [
         "def factory(VALUE, STATE, STATE_ARRAY, IPT, TILES, THREADS, MODE, OP, INIT, PREFIX,",
-        "            ALGO, SHAPE, IO, VALID, OOB, FILL, TEMP_BYTES, TEMP_ALIGN, U8):",
+        "            ALGO, SHAPE, IO, VALID, OOB, FILL, TEMP_BYTES, TEMP_ALIGN, U8, LANES):",
         "    TILE = THREADS * IPT",
         "    def kernel(src, dst, states, aggs, state_init):",
         "        rank = cuda.threadIdx.x + cuda.blockDim.x * (",
@@ -520,6 +573,7 @@ def scan_kernel(case: ScanCase, temp: tuple[int, int] = (16, 16)) -> Any:
         temp[0],
         temp[1],
         np.dtype(np.uint8) if SIMULATED else np.uint8,
+        case.lanes,
     )
     return cuda.jit(kernel)
 
@@ -533,7 +587,7 @@ def temp_layout(case: ScanCase, cc: tuple[int, int] | None) -> tuple[int, int]:
     if SIMULATED or case.temp_storage == "implicit":
         return (16, 16)
     queries = []
-    if case.entry != "none":
+    if case.entry != "none" and not case.is_warp:  # warp scans take no temp storage
         queries.append(("scan", case.algorithm))
     if case.io is not None:
         io = None if case.io == "default" else case.io
@@ -565,7 +619,8 @@ def scan_inputs(
     """Random ``src`` (rows x length) and per-thread initial states.
 
     With ``uniform_state=False`` every thread starts from a different state,
-    which breaks the callback contract on purpose (only thread 0's counts).
+    which breaks the callback contract on purpose (only thread 0's counts, or
+    in a warp case each logical warp's lane 0's).
     """
     rng = np.random.default_rng(seed)
     dtype = np.dtype(case.dtype)
@@ -602,9 +657,11 @@ def scan_reference(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
 
     Loads put in-range items in place (blocked, or striped for ``striped``) and
     ``oob_default`` or :data:`SENTINEL` past the range; the scan sees each
-    thread's items in rank order; stores write the in-range items back.
-    Returns ``dst``, ``states`` (rows x tiles x threads, after each tile) and
-    ``aggs`` (rows x tiles x threads).
+    thread's items in rank order (a warp case: each logical warp its own
+    threads' items, with its own prefix); stores write the in-range items
+    back. Returns ``dst``, ``states`` (rows x tiles x threads, after each
+    tile: each thread's own, as a GPU leaves it) and ``aggs`` (rows x tiles x
+    threads: the block's, or the thread's logical warp's, aggregate).
     """
     dtype = np.dtype(case.dtype)
     rows, tile_items = src.shape[0], case.tile_items
@@ -629,14 +686,28 @@ def scan_reference(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
     return {**ref, "dst": dst}
 
 
+def _groups(case: ScanCase) -> list[tuple[int, int, int]]:
+    """The threads that scan together: (first rank, threads, callback callers) each.
+
+    A block scan is one group whose first :func:`callers` threads call the
+    callback; a warp scan one group per logical warp, every lane calling.
+    """
+    if case.lanes is None:
+        return [(0, case.threads, callers(case.threads, case.algorithm))]
+    return [(first, case.lanes, case.lanes) for first in range(0, case.threads, case.lanes)]
+
+
 def _scan_tiles(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
-    """CUB's scan contract over full tiles of *src* (rows x tiles*tile_items)."""
+    """CUB's scan contract over full tiles of *src* (rows x tiles*tile_items).
+
+    Each group of :func:`_groups` scans its threads' part of the tile (in rank
+    order) with its own prefix: its callers fold the group's aggregate into
+    their own states, its first thread's return seeds it.
+    """
     dtype = np.dtype(case.dtype)
     sdtype = np.dtype(case.state_dtype)
-    op = _REF_OPS[case.op]
     rows = src.shape[0]
-    threads = case.threads
-    n_callers = callers(threads, case.algorithm)
+    threads, ipt = case.threads, case.ipt
     dst = np.zeros_like(src)
     states = np.zeros((rows, case.tiles, threads), dtype=sdtype)
     aggs = np.zeros((rows, case.tiles, threads), dtype=dtype)
@@ -644,45 +715,56 @@ def _scan_tiles(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
         for row in range(rows):
             state = state_init[row].astype(sdtype).copy()
             for tile in range(case.tiles):
-                lo = tile * case.tile_items
-                x = src[row, lo : lo + case.tile_items].astype(dtype)
-                inclusive = list(itertools.accumulate(x, op))
-                aggregate = inclusive[-1]
-                seed: Any = None
-                if case.prefix in ("running", "count"):
-                    returns = []
-                    for lane in range(n_callers):
-                        returns.append(state[lane])
-                        if case.prefix == "count":
-                            state[lane] = state[lane] + 1
-                        else:
-                            fold = _REF_OPS["+" if case.op == "user_add" else case.op]
-                            state[lane] = np.asarray(fold(state[lane], aggregate)).astype(sdtype)
-                    seed = np.asarray(returns[0]).astype(dtype)[()]
-                    if case.prefix == "count":
-                        seed = dtype.type(0)
-                elif case.prefix == "stateless":
-                    # the callback's own arithmetic: agg - agg + 10 is NaN for an
-                    # infinite or NaN float aggregate (a product of padding can overflow)
-                    seed = dtype.type(_ten(aggregate))
-                elif case.initial_value is not None:
-                    seed = dtype.type(case.initial_value)
-                elif case.mode == "exclusive":
-                    seed = dtype.type(0)
-                if case.reverse:  # each item with the items after it, then the seed
-                    suffix = list(itertools.accumulate(x[::-1], lambda acc, v: op(v, acc)))[::-1]
-                    if case.mode == "inclusive":
-                        out = suffix if seed is None else [op(v, seed) for v in suffix]
-                    else:
-                        out = [op(v, seed) for v in suffix[1:]] + [seed]
-                elif case.mode == "inclusive":
-                    out = inclusive if seed is None else [op(seed, v) for v in inclusive]
-                else:
-                    out = [seed] + [op(seed, v) for v in inclusive[:-1]]
-                dst[row, lo : lo + case.tile_items] = np.asarray(out).astype(dtype)
+                for first, size, n_callers in _groups(case):
+                    lo = tile * case.tile_items + first * ipt
+                    x = src[row, lo : lo + size * ipt].astype(dtype)
+                    out, aggregate = _scan_group(case, x, state[first : first + n_callers])
+                    dst[row, lo : lo + size * ipt] = np.asarray(out).astype(dtype)
+                    aggs[row, tile, first : first + size] = aggregate
                 states[row, tile] = state
-                aggs[row, tile] = aggregate
     return {"dst": dst, "states": states, "aggs": aggs}
+
+
+def _scan_group(case: ScanCase, x: Any, state: Any) -> tuple[list[Any], Any]:
+    """One group's scan of its items *x*; *state* (its callers' states) is updated in place."""
+    dtype = np.dtype(case.dtype)
+    sdtype = np.dtype(case.state_dtype)
+    op = _REF_OPS[case.op]
+    inclusive = list(itertools.accumulate(x, op))
+    aggregate = inclusive[-1]
+    seed: Any = None
+    if case.prefix in ("running", "count"):
+        returns = []
+        for lane in range(len(state)):
+            returns.append(state[lane])
+            if case.prefix == "count":
+                state[lane] = state[lane] + 1
+            else:
+                fold = _REF_OPS["+" if case.op == "user_add" else case.op]
+                state[lane] = np.asarray(fold(state[lane], aggregate)).astype(sdtype)
+        seed = np.asarray(returns[0]).astype(dtype)[()]
+        if case.prefix == "count":
+            # the callback's own arithmetic, as for the stateless one below
+            seed = dtype.type(aggregate - aggregate)
+    elif case.prefix == "stateless":
+        # the callback's own arithmetic: agg - agg + 10 is NaN for an
+        # infinite or NaN float aggregate (a product of padding can overflow)
+        seed = dtype.type(_ten(aggregate))
+    elif case.initial_value is not None:
+        seed = dtype.type(case.initial_value)
+    elif case.mode == "exclusive":
+        seed = dtype.type(0)
+    if case.reverse:  # each item with the items after it, then the seed
+        suffix = list(itertools.accumulate(x[::-1], lambda acc, v: op(v, acc)))[::-1]
+        if case.mode == "inclusive":
+            out = suffix if seed is None else [op(v, seed) for v in suffix]
+        else:
+            out = [op(v, seed) for v in suffix[1:]] + [seed]
+    elif case.mode == "inclusive":
+        out = inclusive if seed is None else [op(seed, v) for v in inclusive]
+    else:
+        out = [seed] + [op(seed, v) for v in inclusive[:-1]]
+    return out, aggregate
 
 
 def run_scan(

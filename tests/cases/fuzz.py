@@ -5,10 +5,14 @@
 dimension the library offers: entry point (or tile I/O alone), value dtype
 int8..float64, state dtype, scalar or array payload, items per thread, 1-D,
 2-D and 3-D block shapes (sizes that are not multiples of 32 too), scan
-algorithm, temp-storage mode, ``auto_sync``, tile I/O algorithm, partial tiles
-(short rows, ``valid_items``, ``oob_default``), built-in or user operator, and
-stateful, stateless or no callback. About one draw in six carries a fault the
-library must refuse (:func:`cases.block_cases.expected_refusals`).
+algorithm, temp-storage mode, ``auto_sync``, ``reverse``, tile I/O algorithm,
+partial tiles (short rows, ``valid_items``, ``oob_default``), built-in or user
+operator, and stateful, stateless or no callback. About one draw in four is a
+warp scan (``scan.warp``, ``lanes`` 1 to 32) between the same block-wide tile
+loads and stores; it draws every dimension above that applies to a warp scan
+(not the algorithm, temp storage, ``auto_sync`` or ``reverse``). About one
+draw in six carries a fault the library must refuse
+(:func:`cases.block_cases.expected_refusals`).
 
 Settings come from the environment, so one test serves CI and the GPU suite:
 
@@ -99,9 +103,12 @@ ENTRIES = {
     "exclusive_scan": "exclusive",
 }
 TILE_IO = (None, "default", *bc.TILE_ALGORITHMS)
-# faults a draw may carry (about one draw in six carries one)
+# faults a draw may carry (about one draw in six carries one); "warp_scans"
+# (the block algorithm on a block of partial warps) makes a block scan, "lanes"
+# (a block that is not a whole number of logical warps) a warp scan
 FAULTS = (
     "warp_scans",
+    "lanes",
     "warp_io",
     "bitwise_float",
     "no_seed",
@@ -120,6 +127,10 @@ def describe() -> str:
     )
 
 
+def _size(block: tuple[int, int, int]) -> int:
+    return block[0] * block[1] * block[2]
+
+
 def _wide(dtype: str) -> str:
     kind = np.dtype(dtype).kind
     return {"i": "int64", "u": "uint64", "f": "float64"}[kind]
@@ -129,13 +140,24 @@ def _wide(dtype: str) -> str:
 def cases(draw: st.DrawFn, compile_only: bool = False) -> ScanCase:
     """A random case; *compile_only* passes ``threads=`` (compiling has no launch)."""
     fault = draw(st.sampled_from(FAULTS)) if draw(st.integers(0, 99)) >= 84 else None
+    # about one draw in four scans within logical warps
+    is_warp = fault == "lanes" or (fault != "warp_scans" and draw(st.integers(0, 3)) == 3)
     # a fault steers the draws it needs, so that every kind is refused often enough
-    odd_blocks = [b for b in BLOCKS if (b[0] * b[1] * b[2]) % 32]
+    odd_blocks = [b for b in BLOCKS if _size(b) % 32]
     floats = [d for d in DTYPES if np.dtype(d).kind == "f"]
     dtype = draw(st.sampled_from(floats if fault == "bitwise_float" else DTYPES))
     is_float = np.dtype(dtype).kind == "f"
-    shape = draw(st.sampled_from(odd_blocks if fault in ("warp_scans", "warp_io") else BLOCKS))
-    threads = shape[0] * shape[1] * shape[2]
+    shapes = odd_blocks if fault in ("warp_scans", "warp_io") else list(BLOCKS)
+    lanes = None
+    if is_warp:
+        # the lanes first, so that each is drawn as often as the others, then a
+        # block of whole logical warps (of partial ones for the "lanes" fault)
+        partial = fault == "lanes"
+        choices = [n for n in bc.LANES if any(bool(_size(b) % n) == partial for b in shapes)]
+        lanes = draw(st.sampled_from(choices))
+        shapes = [b for b in shapes if bool(_size(b) % lanes) == partial]
+    shape = draw(st.sampled_from(shapes))
+    threads = _size(shape)
     # the operator first, so that each is drawn as often as the others
     ops = [o for o in (*bc.OPERATORS, "user_add") if not (is_float and o in bc.BITWISE)]
     if fault == "bitwise_float":
@@ -145,7 +167,7 @@ def cases(draw: st.DrawFn, compile_only: bool = False) -> ScanCase:
     op = draw(st.sampled_from(ops))
     entries = ["inclusive_scan", "exclusive_scan", "scan"]
     if op == "+":
-        entries += ["inclusive_sum", "exclusive_sum", "none"]
+        entries += ["inclusive_sum", "exclusive_sum"] + ([] if is_warp else ["none"])
     if fault == "no_seed":
         entries = ["exclusive_scan"]
     elif fault in ("prefix_with_aggregate", "flip_state", "state_array"):
@@ -154,10 +176,12 @@ def cases(draw: st.DrawFn, compile_only: bool = False) -> ScanCase:
         entries = [e for e in entries if not e.endswith("_sum") and e != "none"]
     entry = draw(st.sampled_from(entries))
     mode = ENTRIES.get(entry) or draw(st.sampled_from(["inclusive", "exclusive"]))
-    algorithms = ["raking", "raking_memoize"]
-    if threads % 32 == 0 or fault == "warp_scans":
-        algorithms.append("warp_scans")
-    algorithm = draw(st.sampled_from(algorithms))
+    algorithm = "raking"  # a warp scan has none
+    if not is_warp:
+        algorithms = ["raking", "raking_memoize"]
+        if threads % 32 == 0 or fault == "warp_scans":
+            algorithms.append("warp_scans")
+        algorithm = draw(st.sampled_from(algorithms))
     prefixes = ["none", "running", "count", "stateless"]
     if fault == "no_seed":
         prefixes = ["none"]
@@ -205,7 +229,15 @@ def cases(draw: st.DrawFn, compile_only: bool = False) -> ScanCase:
             )
         if draw(st.booleans()):
             oob_default = 1 if is_float and op == "*" else draw(st.integers(0, 9))
-    temp_storage = draw(st.sampled_from(["implicit", "caller", "dynamic"]))
+    # options of the block scans only: a warp case keeps their defaults
+    temp_storage, auto_sync, reverse = "implicit", True, False
+    if not is_warp:
+        temp_storage = draw(st.sampled_from(["implicit", "caller", "dynamic"]))
+    out_of_place = ipt > 0 and draw(st.booleans())
+    explicit_threads = compile_only or draw(st.booleans())
+    if not is_warp:
+        auto_sync = draw(st.booleans())
+        reverse = draw(st.integers(0, 3)) == 0
     return ScanCase(
         entry=entry,
         mode=mode,
@@ -219,9 +251,9 @@ def cases(draw: st.DrawFn, compile_only: bool = False) -> ScanCase:
         state_dtype=state_dtype,
         initial_value=initial_value,
         aggregate=aggregate,
-        out_of_place=ipt > 0 and draw(st.booleans()),
-        explicit_threads=compile_only or draw(st.booleans()),
-        auto_sync=draw(st.booleans()),
+        out_of_place=out_of_place,
+        explicit_threads=explicit_threads,
+        auto_sync=auto_sync,
         io=io,
         short=short or 0,
         valid_items=valid_items,
@@ -229,7 +261,8 @@ def cases(draw: st.DrawFn, compile_only: bool = False) -> ScanCase:
         temp_storage=temp_storage,
         state_array=state_array,
         flip_state=fault == "flip_state",
-        reverse=draw(st.integers(0, 3)) == 0,
+        reverse=reverse,
+        lanes=lanes,
     )
 
 

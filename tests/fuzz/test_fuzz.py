@@ -10,6 +10,7 @@ compiles and links drawn cases for compute capability 9.0 without a GPU.
 
 A failure that hypothesis shrank goes into :data:`REGRESSIONS`, which every
 run replays first (``@example``) and :func:`test_regression` runs on its own.
+Its warp-scan edge cases make sure every run covers ``scan.warp`` too.
 """
 
 from __future__ import annotations
@@ -87,6 +88,22 @@ REGRESSIONS: list[tuple[ScanCase, int, int, bool]] = [
         1916,
         True,
     ),
+    # likewise the counting callback's agg - agg (its return) is NaN there
+    (
+        ScanCase(
+            entry="inclusive_scan",
+            op="*",
+            dtype="float32",
+            items_per_thread=0,
+            prefix="count",
+            state_dtype="float32",
+            io="default",
+            valid_items=1,
+        ),
+        1,
+        0,
+        True,
+    ),
     # a same-width state array of another kind is refused
     (
         ScanCase(prefix="running", state_dtype="int64", state_array="uint64"),
@@ -94,6 +111,49 @@ REGRESSIONS: list[tuple[ScanCase, int, int, bool]] = [
         0,
         True,
     ),
+    # warp scans: logical warps of 8 lanes numbered by linear rank in a 3-D
+    # block, each carrying its own prefix across striped tiles of a short row;
+    # every lane starts from its own state (each lane's evolves on its own, each
+    # warp's lane 0 seeds it)
+    (
+        ScanCase(
+            entry="exclusive_scan",
+            mode="exclusive",
+            op="max",
+            dtype="int16",
+            block=(2, 4, 4),
+            items_per_thread=3,
+            tiles=2,
+            prefix="running",
+            state_dtype="int64",
+            io="striped",
+            short=5,
+            lanes=8,
+        ),
+        2,
+        3,
+        False,
+    ),
+    # one-lane warps: every thread scans its own items, with warp_aggregate
+    (
+        ScanCase(
+            entry="scan",
+            mode="exclusive",
+            op="user_add",
+            dtype="uint8",
+            block=(5, 3, 1),
+            items_per_thread=2,
+            initial_value=4,
+            aggregate=True,
+            explicit_threads=True,
+            lanes=1,
+        ),
+        1,
+        0,
+        True,
+    ),
+    # a block of 15 threads is not a whole number of 4-lane warps
+    (ScanCase(block=(5, 3, 1), lanes=4), 1, 0, True),
 ]
 
 _SETTINGS = {
@@ -109,7 +169,8 @@ def contract_checks(on: bool):
     """Turn the simulator's state-contract checks off while a case breaks the contract on purpose.
 
     Threads that start from different states are what CUB's contract forbids
-    and what the simulator refuses (StateContractError); the GPU runs them, and
+    and what the simulator refuses (StateContractError), for a block scan's
+    calling threads and for a warp scan's lanes alike; the GPU runs them, and
     the reference says what each lane's state becomes.
     """
     if on:
