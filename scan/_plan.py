@@ -51,7 +51,9 @@ __all__ = [
     "as_scalar",
     "check_index",
     "check_launch_bounds",
+    "check_record_operand",
     "check_reverse_exchange",
+    "check_tile_operands",
     "check_unknown_keywords",
     "check_value_dtype",
     "default_io",
@@ -468,6 +470,11 @@ def _check_tuple(function: str, what: str, fact: TupleFact, value_dtype: np.dtyp
             f"{statefn.dtype_name(value_dtype)}; pass a record of that dtype or a tuple of "
             f"{len(fields)} numbers, one per field in order"
         )
+
+
+def check_record_operand(function: str, what: str, fact: Operand, value_dtype: np.dtype) -> None:
+    """Refuse an operand (``initial_value=``, ``oob_default=``) that cannot be a value."""
+    _record_operand(function, what, fact, value_dtype)
 
 
 def _record_operand(function: str, what: str, fact: Operand, value_dtype: np.dtype) -> None:
@@ -1046,21 +1053,11 @@ DEFAULT_REVERSE_SCAN: dict[tuple[int, int, int], str] = {
 }
 
 
-def plan_tile_io(
-    *,
-    function: Literal["load", "store"],
-    array: ArrayFact,
-    items: Operand,
-    algorithm: str | None,
-    oob_default: ScalarFact | TupleFact | None,
-    temp_storage: ArrayFact | None,
-    block: Block,
-    items_per_thread: int | None = None,
-    auto_sync: bool = True,
-) -> TileIOPlan:
-    """Check one ``load``/``store`` call and build its plan."""
-    f = function
-    name = "src" if function == "load" else "dst"
+def check_tile_operands(
+    f: str, array: ArrayFact, items: Operand, items_per_thread: int | None
+) -> tuple[np.dtype, int]:
+    """The value dtype and items per thread of a load or store (`f` ends with its direction)."""
+    name = "src" if f.endswith("load") else "dst"
     if not isinstance(items, ArrayFact):
         raise ScanTypeError(
             f"{f}: items must be a 1-D local array (got a scalar); allocate "
@@ -1083,6 +1080,24 @@ def plan_tile_io(
             f"{f}: items have dtype {items.dtype} but {name} has {array.dtype}; "
             "use the same dtype for both"
         )
+    return value_dtype, ipt
+
+
+def plan_tile_io(
+    *,
+    function: Literal["load", "store"],
+    array: ArrayFact,
+    items: Operand,
+    algorithm: str | None,
+    oob_default: ScalarFact | TupleFact | None,
+    temp_storage: ArrayFact | None,
+    block: Block,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> TileIOPlan:
+    """Check one ``load``/``store`` call and build its plan."""
+    f = function
+    value_dtype, ipt = check_tile_operands(f, array, items, items_per_thread)
     unaligned = None
     if algorithm is None:
         algorithm, unaligned = default_io(block, ipt, value_dtype)

@@ -60,6 +60,7 @@ from ._primitives._stubs_common import (
     Overload,
     StubFunction,
 )
+from ._primitives.warp_io import ALGORITHMS as WARP_IO_ALGORITHMS
 
 __all__ = [
     "ENTRY_POINTS",
@@ -134,7 +135,10 @@ def render(entry_points: Sequence[StubFunction] = ENTRY_POINTS) -> str:
 def render_warp(entry_points: Sequence[StubFunction] = WARP_ENTRY_POINTS) -> str:
     """The text of ``scan/warp.pyi`` (`entry_points` as in :func:`render`, for scan.warp)."""
     _check_coverage(entry_points, _WARP, "scan.warp", set(warp.__all__))
-    derived = {"all": _list_statement("__all__", sorted(warp.__all__))}
+    derived = {
+        "all": _list_statement("__all__", sorted(warp.__all__)),
+        "_WarpIOAlgorithmCodes": _literal_alias("_WarpIOAlgorithmCodes", WARP_IO_ALGORITHMS),
+    }
     try:
         declarations = string.Template(WARP_DECLARATIONS).substitute(derived)
     except (KeyError, ValueError) as exc:

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Warp-wide scans for use inside ``@cuda.jit`` kernels, with per-warp prefix callbacks.
+"""Warp-wide scans and tile I/O inside ``@cuda.jit`` kernels, with per-warp prefix callbacks.
 
 The block is cut into *logical warps* of ``lanes`` consecutive threads (by
 linear thread index; ``lanes`` a power of two from 1 to 32, 32 by default),
@@ -11,7 +11,13 @@ lane ``l`` holding items ``l * items_per_thread`` to
 
     from scan import warp
 
+    warp.load(src[row], base, items, oob_default=0)
     warp.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state)
+    warp.store(dst[row], base, items)
+
+:func:`load` and :func:`store` move each logical warp's tile (from an offset
+of its own) with CUB's direct thread I/O, as :mod:`scan.block`'s ``load``
+and ``store`` move a block's.
 
 Every thread of the block calls them (each logical warp's lanes together,
 like ``cuda.syncwarp()``); warps do not wait for each other, so a warp may
@@ -43,5 +49,15 @@ inclusive_sum = entry_point_function(_CALLS["inclusive_sum"])
 exclusive_sum = entry_point_function(_CALLS["exclusive_sum"])
 inclusive_scan = entry_point_function(_CALLS["inclusive_scan"])
 exclusive_scan = entry_point_function(_CALLS["exclusive_scan"])
+load = entry_point_function(_CALLS["load"])
+store = entry_point_function(_CALLS["store"])
 
-__all__ = ["exclusive_scan", "exclusive_sum", "inclusive_scan", "inclusive_sum", "scan"]
+__all__ = [
+    "exclusive_scan",
+    "exclusive_sum",
+    "inclusive_scan",
+    "inclusive_sum",
+    "load",
+    "scan",
+    "store",
+]

@@ -11,7 +11,8 @@
 # types are block.pyi's; WarpAggregateCannotBeCombinedWithPrefixOp is the
 # diagnostic overloads' marker for warp_aggregate= with prefix_op=.
 
-from typing import Any, Never, overload
+from collections.abc import Sequence
+from typing import Any, Literal, Never, TypeAlias, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,7 +41,18 @@ from scan.block import (
 )
 from statefn import StatefulFunction
 
-__all__ = ["exclusive_scan", "exclusive_sum", "inclusive_scan", "inclusive_sum", "scan"]
+__all__ = [
+    "exclusive_scan",
+    "exclusive_sum",
+    "inclusive_scan",
+    "inclusive_sum",
+    "load",
+    "scan",
+    "store",
+]
+
+_WarpIOAlgorithmCodes: TypeAlias = Literal["vectorize", "direct", "striped"]
+_WarpIOAlgorithmLike: TypeAlias = _WarpIOAlgorithmCodes | Sequence[Never]
 
 # Marker type of the diagnostic overloads (see block.pyi's note); not at run time.
 class WarpAggregateCannotBeCombinedWithPrefixOp(np.generic):
@@ -1034,3 +1046,53 @@ def exclusive_scan(
     threads: Any = None,
     items_per_thread: Any = None,
 ) -> Any: ...
+@overload
+def load(
+    src: NDArray[ValueT],
+    offset: int | np.integer[Any],
+    items: _SameDtype[ValueT],
+    *,
+    valid_items: int | np.integer[Any] | None = None,
+    oob_default: ValueT | int | float | None = None,
+    algorithm: _WarpIOAlgorithmLike | None = None,
+    lanes: int = 32,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+) -> None: ...
+@overload
+def load(
+    src: NDArray[np.void],
+    offset: int | np.integer[Any],
+    items: NDArray[np.void],
+    *,
+    valid_items: int | np.integer[Any] | None = None,
+    oob_default: _RecordInitialLike | None = None,
+    algorithm: _WarpIOAlgorithmLike | None = None,
+    lanes: int = 32,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+) -> None: ...
+@overload
+def store(
+    dst: NDArray[ValueT],
+    offset: int | np.integer[Any],
+    items: _SameDtype[ValueT],
+    *,
+    valid_items: int | np.integer[Any] | None = None,
+    algorithm: _WarpIOAlgorithmLike | None = None,
+    lanes: int = 32,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+) -> None: ...
+@overload
+def store(
+    dst: NDArray[np.void],
+    offset: int | np.integer[Any],
+    items: NDArray[np.void],
+    *,
+    valid_items: int | np.integer[Any] | None = None,
+    algorithm: _WarpIOAlgorithmLike | None = None,
+    lanes: int = 32,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+) -> None: ...

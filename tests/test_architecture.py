@@ -40,6 +40,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("scan._codegen", "scan._keys"),
     ("scan._primitives.block_scan",),
     ("scan._primitives.tile_io", "scan._primitives.block_reduce", "scan._primitives.warp_scan"),
+    ("scan._primitives.warp_io",),
     ("scan._primitives",),
     ("scan._calls",),
     ("scan._cache",),

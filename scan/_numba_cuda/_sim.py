@@ -1406,17 +1406,7 @@ def tile_io_call(function: str, bound: Mapping[str, Any]) -> None:
     assert isinstance(plan, TileIOPlan)
     array = options["src" if function == "load" else "dst"]
     items = options["items"]
-    offset = options["offset"]
-    start = _integer(function, "offset", offset)
-    valid = len(array) - start
-    requested = options.get("valid_items")
-    if requested is not None:
-        valid = min(valid, _integer(function, "valid_items", requested))
-    if start < 0:
-        raise IndexError(
-            f"{function}: offset={start} is negative; the tile would start before the array "
-            "(out-of-bounds access on a GPU)"
-        )
+    start, valid = _tile_start(function, options, array)
     if isinstance(array, np.ndarray) and _contract_checks():
         wrong_step = tile_step_error(thread, plan, array, start, valid)
         if wrong_step is not None:
@@ -1428,6 +1418,25 @@ def tile_io_call(function: str, bound: Mapping[str, Any]) -> None:
         positions = [i * threads + rank for i in range(ipt)]
     else:
         positions = [rank * ipt + i for i in range(ipt)]
+    _move_items(plan, options, array, items, start, valid, positions)
+    if plan.auto_sync and _moved_through_shared_memory(plan, array, start, valid):
+        _barrier(thread)
+
+
+def _move_items(
+    plan: Any,
+    options: Mapping[str, Any],
+    array: Any,
+    items: Any,
+    start: int,
+    valid: int,
+    positions: list[int],
+) -> None:
+    """Move item ``i`` of the thread to or from ``array[start + positions[i]]``, the valid ones.
+
+    A load gives the others ``oob_default`` when passed, and leaves them as
+    they are otherwise (marking an earlier tile's item as left over).
+    """
     with np.errstate(all="ignore"):
         if plan.direction == "load":
             oob = options.get("oob_default")
@@ -1446,8 +1455,45 @@ def tile_io_call(function: str, bound: Mapping[str, Any]) -> None:
             for i, pos in enumerate(positions):
                 if pos < valid:
                     array[start + pos] = items[i]
-    if plan.auto_sync and _moved_through_shared_memory(plan, array, start, valid):
-        _barrier(thread)
+
+
+def _tile_start(function: str, options: Mapping[str, Any], array: Any) -> tuple[int, int]:
+    """(offset, valid items from it) of a load or store: at most ``valid_items``."""
+    start = _integer(function, "offset", options["offset"])
+    valid = len(array) - start
+    requested = options.get("valid_items")
+    if requested is not None:
+        valid = min(valid, _integer(function, "valid_items", requested))
+    if start < 0:
+        raise IndexError(
+            f"{function}: offset={start} is negative; the tile would start before the array "
+            "(out-of-bounds access on a GPU)"
+        )
+    return start, valid
+
+
+def warp_io_call(function: str, bound: Mapping[str, Any]) -> None:
+    """Run ``warp.load`` or ``warp.store`` for the calling simulated thread.
+
+    Lane ``l`` of its logical warp moves the warp's tile items ``l * ipt + i``
+    (``i * lanes + l`` for ``striped``) from the warp's ``offset``, only those
+    before ``min(len(array) - offset, valid_items)``; as ``block.load`` and
+    ``block.store`` otherwise. Each lane moves its own items: no rendezvous.
+    """
+    thread = _current_thread(function)
+    clear_branch()
+    launch = _launch_block(thread)
+    options = {k: _unwrap(v) for k, v in bound.items()}
+    plan = _plan(function, options, launch)
+    array = options["src" if plan.direction == "load" else "dst"]
+    start, valid = _tile_start(function, options, array)
+    ipt, lanes = plan.items_per_thread, plan.lanes
+    lane = _rank(thread) % lanes
+    if plan.algorithm == "striped":
+        positions = [i * lanes + lane for i in range(ipt)]
+    else:
+        positions = [lane * ipt + i for i in range(ipt)]
+    _move_items(plan, options, array, options["items"], start, valid, positions)
 
 
 def tile_size_call(bound: Mapping[str, Any]) -> int:
@@ -1515,6 +1561,8 @@ class SimulatorHost:
             return collective_call(name, bound)
         if spec.family == "warp_scan":
             return warp_scan_call(name, bound)
+        if spec.family == "warp_io":
+            return warp_io_call(name, bound)
         if spec.family == "tile_io":
             return tile_io_call(name, bound)
         return scan_call(name, bound)

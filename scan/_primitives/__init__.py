@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .._spec import EntryPoint, Primitive
-from . import block_reduce, block_scan, tile_io, warp_scan
+from . import block_reduce, block_scan, tile_io, warp_io, warp_scan
 
 __all__ = ["CALLS", "PRIMITIVES", "for_call", "for_layout", "for_plan", "module_calls"]
 
@@ -22,6 +22,7 @@ PRIMITIVES: tuple[Primitive, ...] = (
     block_scan.SPEC,
     block_reduce.SPEC,
     warp_scan.SPEC,
+    warp_io.SPEC,
 )
 
 _BY_CALL: Mapping[str, Primitive] = MappingProxyType(

@@ -358,7 +358,8 @@ WARP_HEADER = """\
 
 #: ``warp.pyi``'s imports, ``__all__``, aliases and marker type (a string.Template).
 WARP_DECLARATIONS = """\
-from typing import Any, Never, overload
+from collections.abc import Sequence
+from typing import Any, Literal, Never, TypeAlias, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -388,6 +389,9 @@ from scan.block import (
 from statefn import StatefulFunction
 
 $all
+
+$_WarpIOAlgorithmCodes
+_WarpIOAlgorithmLike: TypeAlias = _WarpIOAlgorithmCodes | Sequence[Never]
 
 # Marker type of the diagnostic overloads (see block.pyi's note); not at run time.
 class WarpAggregateCannotBeCombinedWithPrefixOp(np.generic):

@@ -11,64 +11,78 @@ generated. The numeric overload comes first, then the record one
 
 from __future__ import annotations
 
-from ._stubs_common import Overload, StubFunction, opt, req, tail
+from ._stubs_common import Arg, Overload, StubFunction, opt, req, tail
 
-__all__ = ["FUNCTIONS"]
+__all__ = ["FUNCTIONS", "WARP_FUNCTIONS"]
 
 _INDEX = "int | np.integer[Any]"
 _TAIL = tail("_TileAlgorithmLike")
-
-FUNCTIONS: tuple[StubFunction, ...] = (
-    StubFunction(
-        "load",
-        (
-            Overload(
-                (
-                    req("src", "NDArray[ValueT]"),
-                    req("offset", _INDEX),
-                    req("items", "_SameDtype[ValueT]"),
-                    opt("valid_items", f"{_INDEX} | None"),
-                    opt("oob_default", "ValueT | int | float | None"),
-                    *_TAIL,
-                ),
-                "None",
-            ),
-            Overload(
-                (
-                    req("src", "NDArray[np.void]"),
-                    req("offset", _INDEX),
-                    req("items", "NDArray[np.void]"),
-                    opt("valid_items", f"{_INDEX} | None"),
-                    opt("oob_default", "_RecordInitialLike | None"),
-                    *_TAIL,
-                ),
-                "None",
-            ),
-        ),
-    ),
-    StubFunction(
-        "store",
-        (
-            Overload(
-                (
-                    req("dst", "NDArray[ValueT]"),
-                    req("offset", _INDEX),
-                    req("items", "_SameDtype[ValueT]"),
-                    opt("valid_items", f"{_INDEX} | None"),
-                    *_TAIL,
-                ),
-                "None",
-            ),
-            Overload(
-                (
-                    req("dst", "NDArray[np.void]"),
-                    req("offset", _INDEX),
-                    req("items", "NDArray[np.void]"),
-                    opt("valid_items", f"{_INDEX} | None"),
-                    *_TAIL,
-                ),
-                "None",
-            ),
-        ),
-    ),
+#: scan.warp's load and store: the warp's algorithms and options
+_WARP_TAIL = (
+    opt("algorithm", "_WarpIOAlgorithmLike | None"),
+    opt("lanes", "int"),
+    opt("threads", "_Threads | None"),
+    opt("items_per_thread", "int | None"),
 )
+
+
+def _functions(tail: tuple[Arg, ...]) -> tuple[StubFunction, ...]:
+    return (
+        StubFunction(
+            "load",
+            (
+                Overload(
+                    (
+                        req("src", "NDArray[ValueT]"),
+                        req("offset", _INDEX),
+                        req("items", "_SameDtype[ValueT]"),
+                        opt("valid_items", f"{_INDEX} | None"),
+                        opt("oob_default", "ValueT | int | float | None"),
+                        *tail,
+                    ),
+                    "None",
+                ),
+                Overload(
+                    (
+                        req("src", "NDArray[np.void]"),
+                        req("offset", _INDEX),
+                        req("items", "NDArray[np.void]"),
+                        opt("valid_items", f"{_INDEX} | None"),
+                        opt("oob_default", "_RecordInitialLike | None"),
+                        *tail,
+                    ),
+                    "None",
+                ),
+            ),
+        ),
+        StubFunction(
+            "store",
+            (
+                Overload(
+                    (
+                        req("dst", "NDArray[ValueT]"),
+                        req("offset", _INDEX),
+                        req("items", "_SameDtype[ValueT]"),
+                        opt("valid_items", f"{_INDEX} | None"),
+                        *tail,
+                    ),
+                    "None",
+                ),
+                Overload(
+                    (
+                        req("dst", "NDArray[np.void]"),
+                        req("offset", _INDEX),
+                        req("items", "NDArray[np.void]"),
+                        opt("valid_items", f"{_INDEX} | None"),
+                        *tail,
+                    ),
+                    "None",
+                ),
+            ),
+        ),
+    )
+
+
+FUNCTIONS: tuple[StubFunction, ...] = _functions(_TAIL)
+#: ``warp.pyi``'s ``load`` and ``store``
+WARP_FUNCTIONS: tuple[StubFunction, ...] = _functions(_WARP_TAIL)

@@ -29,25 +29,24 @@ from .._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
 from ._stubs_tile_io import FUNCTIONS as STUBS
 from .block_scan import COMMON
 
-__all__ = ["CALLS", "OPERANDS", "SPEC", "render_tile_io"]
+__all__ = ["CALLS", "OPERANDS", "SPEC", "io_params", "render_tile_io"]
+
+
+def io_params(name: Literal["load", "store"]) -> tuple[Param, ...]:
+    """A load's or store's parameters before its options (the block's, or a warp's)."""
+    array = "src" if name == "load" else "dst"
+    oob = (Param("oob_default", "operand", None),) if name == "load" else ()
+    return (
+        Param(array, "array", keyword_only=False),
+        Param("offset", "index", keyword_only=False),
+        Param("items", "operand", keyword_only=False),
+        Param("valid_items", "index", None),
+        *oob,
+    )
 
 
 def _io(name: Literal["load", "store"]) -> EntryPoint:
-    array = "src" if name == "load" else "dst"
-    oob = (Param("oob_default", "operand", None),) if name == "load" else ()
-    return EntryPoint(
-        name,
-        name,
-        (
-            Param(array, "array", keyword_only=False),
-            Param("offset", "index", keyword_only=False),
-            Param("items", "operand", keyword_only=False),
-            Param("valid_items", "index", None),
-            *oob,
-            Param("algorithm", "literal", None),
-            *COMMON,
-        ),
-    )
+    return EntryPoint(name, name, (*io_params(name), Param("algorithm", "literal", None), *COMMON))
 
 
 CALLS = (_io("load"), _io("store"))

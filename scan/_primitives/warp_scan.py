@@ -55,7 +55,9 @@ __all__ = [
     "LANES",
     "OPERANDS",
     "SPEC",
+    "WARP_OPTIONS",
     "WarpScanPlan",
+    "check_lanes",
     "plan_warp_scan",
     "render_warp_scan",
 ]
@@ -114,6 +116,26 @@ class WarpScanPlan(ScanLikePlan):
         return self.scan_op.is_sum and not self.has_initial_value
 
 
+def check_lanes(f: str, lanes: object, block: Block) -> int:
+    """The logical warp size of call `f` (32 when None), once the block holds whole warps of it."""
+    if lanes is None:
+        lanes = 32
+    if isinstance(lanes, bool) or not isinstance(lanes, int | np.integer) or lanes not in LANES:
+        raise PlanError(
+            f"{f}: lanes= must be a literal power of two from 1 to 32 (got {lanes!r}); CUB's "
+            "warp primitives work within power-of-two logical warps"
+        )
+    threads = block[0] * block[1] * block[2]
+    if threads % int(lanes):
+        fits = min(threads & -threads, 32)  # the largest power of two dividing it
+        raise PlanError(
+            f"{f}: the block has {threads} threads, not a multiple of lanes={lanes}: the last "
+            f"logical warp would be missing lanes; launch a multiple of {lanes} threads, or "
+            f"pass lanes={fits} (it divides {threads})"
+        )
+    return int(lanes)
+
+
 def plan_warp_scan(
     *,
     function: str,
@@ -141,22 +163,7 @@ def plan_warp_scan(
         For every call the library refuses, before any code is generated.
     """
     f = function
-    if lanes is None:
-        lanes = 32
-    if isinstance(lanes, bool) or not isinstance(lanes, int | np.integer) or lanes not in LANES:
-        raise PlanError(
-            f"{f}: lanes= must be a literal power of two from 1 to 32 (got {lanes!r}); CUB's "
-            "warp scans shuffle within power-of-two logical warps"
-        )
-    lanes = int(lanes)
-    threads = block[0] * block[1] * block[2]
-    if threads % lanes:
-        fits = min(threads & -threads, 32)  # the largest power of two dividing it
-        raise PlanError(
-            f"{f}: the block has {threads} threads, not a multiple of lanes={lanes}: the last "
-            f"logical warp would be missing lanes; launch a multiple of {lanes} threads, or "
-            f"pass lanes={fits} (it divides {threads})"
-        )
+    lanes = check_lanes(f, lanes, block)
     if mode == "exclusive" and initial_value is None and prefix_op is None:
         op = statefn.normalize(scan_op, role="scan_op")
         if not op.is_sum:
@@ -351,7 +358,8 @@ _PREFIX = (
     _p("warp_aggregate"),
 )
 #: the options every warp call takes, last
-_COMMON = (_p("lanes", 32), _p("threads"), _p("items_per_thread"))
+WARP_OPTIONS = (_p("lanes", 32), _p("threads"), _p("items_per_thread"))
+_COMMON = WARP_OPTIONS
 
 
 def _with_operator(name: str, mode: Literal["inclusive", "exclusive"]) -> EntryPoint:

@@ -32,6 +32,7 @@ from scan._plan import (
     plan_tile_io,
     resolve_block,
 )
+from scan._primitives.warp_io import plan_warp_io
 
 # The callbacks the cases use, defined in a module named ``kernels`` so that
 # messages read as they would in a user's program (``kernels.running_total``).
@@ -273,6 +274,15 @@ CASES: dict[str, Callable[[], object]] = {
     ),
     "warp_aggregate_dtype": lambda: _warp(warp_aggregate=ArrayFact(np.int64, 1, 1)),
     "warp_aggregate_2d": lambda: _warp(warp_aggregate=ArrayFact(np.int32, 2, None)),
+    "warp_io_algorithm": lambda: plan_warp_io(
+        function="load",
+        array=ArrayFact(np.int32, 1),
+        items=ITEMS,
+        algorithm="transpose",
+        oob_default=None,
+        lanes=None,
+        block=BLOCK,
+    ),
     "warp_block_option": lambda: _warp_keywords({"algorithm": "raking"}),
     "warp_block_aggregate": lambda: _warp_keywords({"block_aggregate": None}),
     "reduce_records_sum": lambda: _reduce(function="sum", items=ArrayFact(_PAIR, 1, 4), op="+"),

@@ -34,6 +34,7 @@ CHECKED_MODULES = [
     "scan/_primitives/tile_io.py",
     "scan/_primitives/block_reduce.py",
     "scan/_primitives/warp_scan.py",
+    "scan/_primitives/warp_io.py",
     "scan/_build.py",
     "scan/block.py",
     "scan/_compile.py",

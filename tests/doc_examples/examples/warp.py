@@ -25,23 +25,16 @@ def running_total(state, warp_aggregate):
 
 @cuda.jit
 def row_cumsum_per_warp(src, dst):
-    lane = cuda.threadIdx.x % 32
     row = cuda.blockIdx.x * (cuda.blockDim.x // 32) + cuda.threadIdx.x // 32
     if row >= src.shape[0]:
         return  # a whole warp leaves: the other warps do not wait for it
     state = cuda.local.array(1, np.int64)
     state[0] = 0  # every lane initialises it equally
     items = cuda.local.array(ITEMS, np.int32)
-    n = src.shape[1]
-    for base in range(0, n, 32 * ITEMS):
-        for i in range(ITEMS):
-            j = base + lane * ITEMS + i
-            items[i] = src[row, j] if j < n else 0  # 0 past the row's end
+    for base in range(0, src.shape[1], 32 * ITEMS):
+        warp.load(src[row], base, items, oob_default=0)  # 0 past the row's end
         warp.inclusive_sum(items, prefix_op=running_total, prefix_state=state)
-        for i in range(ITEMS):
-            j = base + lane * ITEMS + i
-            if j < n:
-                dst[row, j] = items[i]
+        warp.store(dst[row], base, items)
 
 
 # magictoken.warp_rows.end
@@ -57,11 +50,9 @@ def short_row_maxima(src, dst, row_max):
     row = cuda.blockIdx.x * (cuda.blockDim.x // LANES) + cuda.threadIdx.x // LANES
     items = cuda.local.array(4, np.float32)
     best = cuda.local.array(1, np.float32)
-    for i in range(4):
-        items[i] = src[row, lane * 4 + i]
+    warp.load(src[row], 0, items, lanes=LANES)
     warp.inclusive_scan(items, scan_op="max", warp_aggregate=best, lanes=LANES)
-    for i in range(4):
-        dst[row, lane * 4 + i] = items[i]
+    warp.store(dst[row], 0, items, lanes=LANES)
     if lane == 0:
         row_max[row] = best[0]
 

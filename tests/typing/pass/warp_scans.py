@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Warp scans: one row per warp with a stateful callback, logical warps, the aggregate."""
+"""Warp scans and tile I/O: one row per warp with a stateful callback, logical warps."""
 
 from collections.abc import Callable
 
@@ -24,17 +24,14 @@ def running_total(state: NDArray[np.int64], warp_aggregate: np.int32) -> np.int3
 
 @cuda.jit
 def rows_per_warp(src: NDArray[np.int32], dst: NDArray[np.int32]) -> None:
-    lane = cuda.threadIdx.x % 32
     row = cuda.blockIdx.x * (THREADS // 32) + cuda.threadIdx.x // 32
     state = cuda.local.array(1, np.int64)
     state[0] = 0
     items = cuda.local.array(ITEMS, np.int32)
     for base in range(0, src.shape[1], 32 * ITEMS):
-        for i in range(ITEMS):
-            items[i] = src[row, base + lane * ITEMS + i]
+        warp.load(src[row], base, items, oob_default=0, threads=THREADS)
         warp.inclusive_sum(items, prefix_op=running_total, prefix_state=state, threads=THREADS)
-        for i in range(ITEMS):
-            dst[row, base + lane * ITEMS + i] = items[i]
+        warp.store(dst[row], base, items, algorithm="direct", threads=THREADS)
 
 
 @cuda.jit
