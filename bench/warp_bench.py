@@ -12,11 +12,13 @@ to tile. Checked for exact equality with NumPy's ``cumsum`` (int32, wrapping).
 Contenders
 ----------
 ``project``
-    A plain ``@cuda.jit`` kernel: each lane loads its ITEMS consecutive items by
-    plain array indexing (the blocked arrangement; the library has no warp
-    load or store), ``warp.inclusive_sum(items, prefix_op=running_total,
-    prefix_state=state)`` with a ``@statefn.stateful`` int32 running total,
-    and stores them back; the full tiles unguarded, the partial tile guarded
+    ``warp_io`` (the default variant): a plain ``@cuda.jit`` kernel walking
+    its warp's row with ``warp.load`` (``oob_default=0``),
+    ``warp.inclusive_sum(items, prefix_op=running_total, prefix_state=state)``
+    with a ``@statefn.stateful`` int32 running total, and ``warp.store``, the
+    library's default tile I/O. ``blocked`` (``--variant blocked``): each lane
+    loads its ITEMS consecutive items by plain array indexing instead (the
+    blocked arrangement), the full tiles unguarded, the partial tile guarded
     once. ``uindex`` (only with ``--variant uindex``): the same kernel indexing
     the rows with unsigned integers, which Numba does not check for
     negative values: no compare and select per access (the price of the plain
@@ -36,7 +38,7 @@ Contenders
     in parallel) and launched with ``cuda.core``.
 
 Configurations: ITEMS in (1, 2, 4, 8, 16) x warps a block in (2, 4, 8), for
-each project variant of ``--variant`` (default ``blocked``), then ``default``.
+each project variant of ``--variant`` (default ``warp_io``), then ``default``.
 
 Timing
 ------
@@ -121,7 +123,7 @@ ITEMS: tuple[int, ...] = (1, 2, 4, 8, 16)
 WARPS: tuple[int, ...] = (2, 4, 8)
 CUB_IO: tuple[str, ...] = ("direct", "vectorize", "transpose")
 #: the project's kernels over every ITEMS x warps (``default`` is one more)
-PROJECT_VARIANTS: tuple[str, ...] = ("blocked", "uindex")
+PROJECT_VARIANTS: tuple[str, ...] = ("warp_io", "blocked", "uindex")
 SEED = 20260315
 
 
@@ -135,7 +137,7 @@ class Config:
 
     items: int
     warps: int
-    variant: str = "blocked"
+    variant: str = "warp_io"
 
     @property
     def threads(self) -> int:
@@ -149,8 +151,8 @@ class Config:
 
     @property
     def label(self) -> str:
-        """``w<warps>_i<items>[_<variant>]`` (no suffix for the project's ``blocked``)."""
-        tail = "" if self.variant == "blocked" else f"_{self.variant}"
+        """``w<warps>_i<items>[_<variant>]`` (no suffix for the project's ``warp_io``)."""
+        tail = "" if self.variant == "warp_io" else f"_{self.variant}"
         return f"w{self.warps}_i{self.items}{tail}"
 
     @property
@@ -174,7 +176,7 @@ def configs(
     variants: Sequence[str] | None = None,
 ) -> tuple[Config, ...]:
     """The project configurations: every ITEMS x warps of each variant, then ``default``."""
-    variants = variants or ("blocked",)
+    variants = variants or ("warp_io",)
     if quick and items is None and warps is None:
         picks = ((4, 4), (8, 4), (16, 8))
         return (*(Config(i, w, v) for v in variants for i, w in picks), DEFAULT)
@@ -224,6 +226,22 @@ def make_kernel(cfg: Config) -> Any:
         raise ValueError(f"not a project variant: {cfg.variant!r}")
 
     ITEMS, WARPS, TILE = cfg.items, cfg.warps, cfg.tile
+    if cfg.variant == "warp_io":
+
+        @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
+        def row_cumsum_io(src: Any, dst: Any) -> None:
+            row = cuda.blockIdx.x * WARPS + cuda.threadIdx.x // 32
+            if row >= src.shape[0]:
+                return  # the whole warp
+            state = cuda.local.array(1, np.int32)
+            state[0] = 0
+            items = cuda.local.array(ITEMS, np.int32)
+            for base in range(0, src.shape[1], TILE):
+                warp.load(src[row], base, items, oob_default=0)
+                warp.inclusive_sum(items, prefix_op=running_total, prefix_state=state)
+                warp.store(dst[row], base, items)
+
+        return row_cumsum_io
     # the indices: np.int64 leaves them as they are (Numba adds the row's length to a
     # negative index: a compare and a select per access); np.uint64 skips that
     index = np.uint64 if cfg.variant == "uindex" else np.int64
@@ -505,7 +523,10 @@ SETUP_ERRORS: list[str] = []
 
 
 def _fields(cfg: Config, impl: str) -> dict[str, object]:
-    io = cfg.variant if impl == "cub_cpp" else "blocked"
+    if impl == "cub_cpp":
+        io = cfg.variant
+    else:  # the library's default warp tile I/O, or the hand-indexed loop's
+        io = "vectorize" if cfg.variant in ("warp_io", "default") else "blocked"
     return {
         "items": cfg.items,
         "warps": cfg.warps,

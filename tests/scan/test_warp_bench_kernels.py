@@ -45,14 +45,15 @@ def test_default_configurations() -> None:
     assert len(cfgs) == 16
     assert cfgs[-1] == warp_bench.DEFAULT
     assert (cfgs[-1].items, cfgs[-1].warps) == (4, 4)
-    blocked = [c for c in cfgs if c.variant == "blocked"]
-    assert {(c.items, c.warps) for c in blocked} == {
+    natural = [c for c in cfgs if c.variant == "warp_io"]
+    assert {(c.items, c.warps) for c in natural} == {
         (i, w) for i in warp_bench.ITEMS for w in warp_bench.WARPS
     }
     assert set(warp_bench.configs(quick=True)) <= set(cfgs)
     both = warp_bench.configs(variants=warp_bench.PROJECT_VARIANTS)
-    assert len(both) == 31
+    assert len(both) == 46
     assert sum(c.variant == "uindex" for c in both) == 15
+    assert sum(c.variant == "blocked" for c in both) == 15
     cub = warp_bench.cub_configs(cfgs)
     assert len(cub) == 15 * len(warp_bench.CUB_IO)
     assert {c.variant for c in cub} == set(warp_bench.CUB_IO)
