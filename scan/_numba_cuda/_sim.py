@@ -409,13 +409,14 @@ def _check_items(plan: Any, bad: list[tuple[int, int] | None], first_rank: int =
         return
     rank, (item, origin) = found
     consumer = "the prefix callback" if plan.prefix_op is not None else _aggregate_out(plan)
+    load = "warp.load" if getattr(plan, "lanes", None) else "block.load"
     if origin == _DERIVED:
         raise _contract_error(
             f"{plan.function}: values hold an item computed from an item that no load filled: "
             f"item {item} of thread {rank} was computed from (or chosen by a comparison of) an "
-            "item past a partial tile's valid range, which block.load leaves as it was without "
+            f"item past a partial tile's valid range, which {load} leaves as it was without "
             f"oob_default=, and {consumer} takes in the whole tile's aggregate; pass "
-            "oob_default= to block.load (a value whose result is the scan's identity, e.g. 0 "
+            f"oob_default= to {load} (a value whose result is the scan's identity, e.g. 0 "
             "when the flags are items[i] > 0), or compute only from items before the valid "
             "count (flags[i] = 1 if base + cuda.threadIdx.x * len(items) + i < n and "
             "items[i] > 0 else 0)"
@@ -423,7 +424,7 @@ def _check_items(plan: Any, bad: list[tuple[int, int] | None], first_rank: int =
     if origin == _NEVER:
         what = (
             f"item {item} of thread {rank} was never written (a cuda.local.array starts "
-            "uninitialised, and block.load leaves items past a partial tile's valid range as "
+            f"uninitialised, and {load} leaves items past a partial tile's valid range as "
             "they are)"
         )
     else:
@@ -433,7 +434,7 @@ def _check_items(plan: Any, bad: list[tuple[int, int] | None], first_rank: int =
         )
     raise _contract_error(
         f"{plan.function}: values hold an item that no load filled: {what}, and {consumer} "
-        "takes in the whole tile's aggregate; pass oob_default= to block.load (the operator's "
+        f"takes in the whole tile's aggregate; pass oob_default= to {load} (the operator's "
         "identity: 0 for a sum, -inf or the dtype's minimum for max)"
     )
 

@@ -365,3 +365,21 @@ def lanes_disagree(dst: Any) -> None:
 def test_initial_value_must_be_equal_in_every_lane() -> None:
     with pytest.raises(StateContractError, match="initial_value differs between the lanes"):
         lanes_disagree[1, 8](np.zeros(8, np.int32))
+
+
+@cuda.jit
+def forgot_oob_default(src: Any, dst: Any) -> None:
+    state = cuda.local.array(1, np.int64)
+    state[0] = 0
+    items = cuda.local.array(4, np.int32)
+    for base in range(0, src.shape[0], 128):
+        warp.load(src, base, items)  # the partial tile keeps the first tile's items
+        warp.inclusive_sum(items, prefix_op=running_total, prefix_state=state)
+        warp.store(dst, base, items)
+
+
+@pytest.mark.sim_only
+def test_a_partial_tile_loaded_without_a_default_is_refused() -> None:
+    src = np.ones(200, np.int32)
+    with pytest.raises(StateContractError, match=r"left over from an earlier tile.*to warp\.load"):
+        forgot_oob_default[1, 32](src, np.zeros_like(src))
