@@ -717,27 +717,30 @@ def build_nvcc_unit(
     return unit
 
 
-def build_cub(
-    quick: bool, build_dir: Path, cc: tuple[int, int], tasks: Sequence[str] = TASKS
-) -> list[CubUnit]:
-    """Compile every CUB unit, in parallel threads; print the wall time."""
-    build_dir.mkdir(parents=True, exist_ok=True)
-    units = _cub_units(quick, build_dir, tasks)
-    nvcc = _find_tool("nvcc")
+def build_nvcc_units(
+    bench: str,
+    units: list[Any],
+    build_one: Callable[[Any, str], Any],
+    nvcc: str | None,
+    cc: tuple[int, int],
+) -> list[Any]:
+    """Run ``build_one(unit, nvcc)`` for every unit in parallel threads; print the wall time.
+
+    Without `nvcc` every unit is marked not built (its ``message`` says why).
+    """
     if nvcc is None:
         for unit in units:
             unit.message = "nvcc not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin"
-        print("records_bench: cub_cpp: nvcc not found; no CUB contenders", flush=True)
+        print(f"{bench}: cub_cpp: nvcc not found; no CUB contenders", flush=True)
         return units
     started = time.perf_counter()
     workers = max(1, min(len(units), os.cpu_count() or 1))
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-        list(pool.map(lambda u: _build_cub_unit(u, nvcc, cc), units))
+        list(pool.map(lambda u: build_one(u, nvcc), units))
     wall = time.perf_counter() - started
     failed = [u for u in units if not u.ok]
     print(
-        f"records_bench: cub_cpp: {len(units)} nvcc units (sm_{cc[0]}{cc[1]}) "
-        f"in {wall:.1f} s wall, "
+        f"{bench}: cub_cpp: {len(units)} nvcc units (sm_{cc[0]}{cc[1]}) in {wall:.1f} s wall, "
         f"{workers} at a time; {len(failed)} failed",
         flush=True,
     )
@@ -745,6 +748,18 @@ def build_cub(
         state = "ok" if unit.ok else "FAILED"
         print(f"  {unit.cubin.name}: {state} {unit.seconds:.1f} s {unit.message[:300]}", flush=True)
     return units
+
+
+def build_cub(
+    quick: bool, build_dir: Path, cc: tuple[int, int], tasks: Sequence[str] = TASKS
+) -> list[CubUnit]:
+    """Compile every CUB unit, in parallel threads; print the wall time."""
+    build_dir.mkdir(parents=True, exist_ok=True)
+    units = _cub_units(quick, build_dir, tasks)
+    nvcc = _find_tool("nvcc")
+    return build_nvcc_units(
+        "records_bench", units, lambda u, n: _build_cub_unit(u, n, cc), nvcc, cc
+    )
 
 
 def sass_stats(cubin: Path) -> dict[str, _common.SassStats]:

@@ -445,30 +445,13 @@ def build_cub(
     cfgs: Sequence[Config], tasks: Sequence[str], build_dir: Path, cc: tuple[int, int]
 ) -> list[CubUnit]:
     """Compile every CUB unit, in parallel threads; print the wall time."""
+    from records_bench import build_nvcc_units
     from run_all import find_tool
 
     build_dir.mkdir(parents=True, exist_ok=True)
     units = _cub_units(cfgs, tasks, build_dir)
     nvcc = find_tool("nvcc")
-    if nvcc is None:
-        for unit in units:
-            unit.message = "nvcc not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin"
-        print("reduce_bench: cub_cpp: nvcc not found; no CUB contenders", flush=True)
-        return units
-    started = time.perf_counter()
-    workers = max(1, min(len(units), os.cpu_count() or 1))
-    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-        list(pool.map(lambda u: _build_cub_unit(u, nvcc, cc), units))
-    failed = [u for u in units if not u.ok]
-    print(
-        f"reduce_bench: cub_cpp: {len(units)} nvcc units (sm_{cc[0]}{cc[1]}) in "
-        f"{time.perf_counter() - started:.1f} s wall, {workers} at a time; {len(failed)} failed",
-        flush=True,
-    )
-    for unit in units:
-        state = "ok" if unit.ok else "FAILED"
-        print(f"  {unit.cubin.name}: {state} {unit.seconds:.1f} s {unit.message[:300]}", flush=True)
-    return units
+    return build_nvcc_units("reduce_bench", units, lambda u, n: _build_cub_unit(u, n, cc), nvcc, cc)
 
 
 # ---------------------------------------------------------------------------- data and checks
