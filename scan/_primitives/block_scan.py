@@ -28,6 +28,8 @@ __all__ = [
     "SPEC",
     "render_scan",
     "scan_callbacks",
+    "scan_calls",
+    "scan_facts",
     "split_callbacks",
 ]
 
@@ -46,74 +48,71 @@ COMMON = (
     _p("items_per_thread", "literal"),
     _p("auto_sync", "literal", True),
 )
-_PREFIX = (
-    Param("prefix_op", "callable", None, callback="prefix"),
-    _p("prefix_state", "array"),
-    _p("block_aggregate", "array"),
-)
 _ALGORITHM = _p("algorithm", "literal")
 #: the scans' last parameter: scan the tile from its end
 _REVERSE = Param("reverse", "literal", False)
 
 
-def _with_operator(name: str, mode: Literal["inclusive", "exclusive"]) -> EntryPoint:
-    operator = (
-        Param("scan_op", "callable", _REQUIRED, callback="scan_op"),
-        _p("initial_value", "operand"),
+def scan_calls(
+    aggregate: str, options: tuple[Param, ...], module: Literal["block", "warp"] = "block"
+) -> tuple[EntryPoint, ...]:
+    """A module's five scan calls: the values, the operator (``scan``'s ``mode=``), the
+    prefix callback and its state, the aggregate output named `aggregate`, then `options`."""
+    prefix = (
+        Param("prefix_op", "callable", None, callback="prefix"),
+        _p("prefix_state", "array"),
+        _p(aggregate, "array"),
     )
-    params = (*_OPERANDS, *operator, *_PREFIX, _ALGORITHM, *COMMON, _REVERSE)
-    return EntryPoint(name, "scan", params, mode)
+    seed = _p("initial_value", "operand")
 
+    def operator_scan(name: str, mode: Literal["inclusive", "exclusive"]) -> EntryPoint:
+        scan_op = Param("scan_op", "callable", _REQUIRED, callback="scan_op")
+        params = (*_OPERANDS, scan_op, seed, *prefix, *options)
+        return EntryPoint(name, "scan", params, mode, module=module)
 
-CALLS = (
-    EntryPoint(
-        "scan",
-        "scan",
-        (
-            *_OPERANDS,
-            _p("mode", "literal", _REQUIRED),
-            Param("scan_op", "callable", "+", callback="scan_op"),
-            _p("initial_value", "operand"),
-            *_PREFIX,
-            _ALGORITHM,
-            *COMMON,
-            _REVERSE,
+    def scan_sum(name: str, mode: Literal["inclusive", "exclusive"]) -> EntryPoint:
+        params = (*_OPERANDS, *prefix, *options)
+        return EntryPoint(name, "scan", params, mode, sum=True, module=module)
+
+    mode = _p("mode", "literal", _REQUIRED)
+    any_op = Param("scan_op", "callable", "+", callback="scan_op")
+    return (
+        EntryPoint(
+            "scan", "scan", (*_OPERANDS, mode, any_op, seed, *prefix, *options), module=module
         ),
-    ),
-    EntryPoint(
-        "inclusive_sum",
-        "scan",
-        (*_OPERANDS, *_PREFIX, _ALGORITHM, *COMMON, _REVERSE),
-        mode="inclusive",
-        sum=True,
-    ),
-    EntryPoint(
-        "exclusive_sum",
-        "scan",
-        (*_OPERANDS, *_PREFIX, _ALGORITHM, *COMMON, _REVERSE),
-        mode="exclusive",
-        sum=True,
-    ),
-    _with_operator("inclusive_scan", "inclusive"),
-    _with_operator("exclusive_scan", "exclusive"),
-)
+        scan_sum("inclusive_sum", "inclusive"),
+        scan_sum("exclusive_sum", "exclusive"),
+        operator_scan("inclusive_scan", "inclusive"),
+        operator_scan("exclusive_scan", "exclusive"),
+    )
 
 
-def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> ScanPlan:
+CALLS = scan_calls("block_aggregate", (_ALGORITHM, *COMMON, _REVERSE))
+
+
+def scan_facts(entry: EntryPoint, facts: Mapping[str, Any]) -> dict[str, Any]:
+    """The planner arguments every scan call has (values to prefix state), from its facts."""
     name = entry.key
     values = facts["values"]
     if values is None:
         raise ScanTypeError(f"{name}: values is required")
     scan_op = "+" if entry.sum else facts["scan_op"]
+    return {
+        "function": name,
+        "values": values,
+        "out": facts["out"],
+        "mode": entry.mode or facts["mode"],
+        "scan_op": "+" if scan_op is None else scan_op,
+        "initial_value": as_scalar(name, "initial_value", facts.get("initial_value")),
+        "prefix_op": facts["prefix_op"],
+        "prefix_state": as_array(name, "prefix_state", facts["prefix_state"]),
+    }
+
+
+def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> ScanPlan:
+    name = entry.key
     return plan_scan(
-        function=name,
-        values=values,
-        out=facts["out"],
-        mode=entry.mode or facts["mode"],
-        scan_op="+" if scan_op is None else scan_op,
-        initial_value=as_scalar(name, "initial_value", facts.get("initial_value")),
-        prefix_op=facts["prefix_op"],
-        prefix_state=as_array(name, "prefix_state", facts["prefix_state"]),
+        **scan_facts(entry, facts),
         block_aggregate=as_array(name, "block_aggregate", facts["block_aggregate"]),
         algorithm=facts["algorithm"],
         temp_storage=as_array(name, "temp_storage", facts["temp_storage"]),

@@ -21,9 +21,8 @@ barrier.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import attrs
 import numpy as np
@@ -41,7 +40,6 @@ from .._plan import (
     ScanLikePlan,
     TupleFact,
     as_array,
-    as_scalar,
     plan_scan,
     scan_key_field,
 )
@@ -343,87 +341,19 @@ def render_warp_scan(
 # ---------------------------------------------------------------------------
 # the family: scan.warp's calls
 
-_REQUIRED = inspect.Parameter.empty
-
-
-def _p(name: str, default: Any = None) -> Param:
-    return Param(name, "literal" if name in _LITERALS else "array", default)
-
-
-_LITERALS = ("mode", "lanes", "threads", "items_per_thread")
-_OPERANDS = (Param("values", "operand", keyword_only=False), Param("out", "operand", None, False))
-_PREFIX = (
-    Param("prefix_op", "callable", None, callback="prefix"),
-    _p("prefix_state"),
-    _p("warp_aggregate"),
-)
 #: the options every warp call takes, last
-WARP_OPTIONS = (_p("lanes", 32), _p("threads"), _p("items_per_thread"))
-_COMMON = WARP_OPTIONS
-
-
-def _with_operator(name: str, mode: Literal["inclusive", "exclusive"]) -> EntryPoint:
-    operator = (
-        Param("scan_op", "callable", _REQUIRED, callback="scan_op"),
-        Param("initial_value", "operand", None),
-    )
-    return EntryPoint(
-        name, "scan", (*_OPERANDS, *operator, *_PREFIX, *_COMMON), mode, module="warp"
-    )
-
-
-CALLS = (
-    EntryPoint(
-        "scan",
-        "scan",
-        (
-            *_OPERANDS,
-            _p("mode", _REQUIRED),
-            Param("scan_op", "callable", "+", callback="scan_op"),
-            Param("initial_value", "operand", None),
-            *_PREFIX,
-            *_COMMON,
-        ),
-        module="warp",
-    ),
-    EntryPoint(
-        "inclusive_sum",
-        "scan",
-        (*_OPERANDS, *_PREFIX, *_COMMON),
-        mode="inclusive",
-        sum=True,
-        module="warp",
-    ),
-    EntryPoint(
-        "exclusive_sum",
-        "scan",
-        (*_OPERANDS, *_PREFIX, *_COMMON),
-        mode="exclusive",
-        sum=True,
-        module="warp",
-    ),
-    _with_operator("inclusive_scan", "inclusive"),
-    _with_operator("exclusive_scan", "exclusive"),
+WARP_OPTIONS = (
+    Param("lanes", "literal", 32),
+    Param("threads", "literal", None),
+    Param("items_per_thread", "literal", None),
 )
+CALLS = block_scan.scan_calls("warp_aggregate", WARP_OPTIONS, module="warp")
 
 
 def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> WarpScanPlan:
     name = entry.key
-    values = facts["values"]
-    if values is None:
-        raise ScanTypeError(f"{name}: values is required")
-    scan_op = "+" if entry.sum else facts["scan_op"]
     return plan_warp_scan(
-        function=name,
-        values=values,
-        out=facts["out"],
-        mode=entry.mode or facts["mode"],
-        scan_op="+" if scan_op is None else scan_op,
-        initial_value=None
-        if entry.sum
-        else as_scalar(name, "initial_value", facts["initial_value"]),
-        prefix_op=facts["prefix_op"],
-        prefix_state=as_array(name, "prefix_state", facts["prefix_state"]),
+        **block_scan.scan_facts(entry, facts),
         warp_aggregate=as_array(name, "warp_aggregate", facts["warp_aggregate"]),
         lanes=facts["lanes"],
         block=block,
