@@ -759,10 +759,10 @@ class _Call:
         self.error: BaseException | None = None
         self.left = 0
 
-    def compute(self, first_rank: int = 0) -> None:
+    def compute(self, first_rank: int = 0, group: str = "a block") -> None:
         """Per-thread reductions, exclusive partials and the aggregate (of the block, or of
         the logical warp whose lane 0 is linear thread `first_rank`)."""
-        plan = _same_plan(self.plans, first_rank)
+        plan = _same_plan(self.plans, first_rank, group)
         _check_items(plan, self.unfilled, first_rank)
         dtype = plan.value_dtype
         combine = _combiner(plan.scan_op, dtype)
@@ -786,14 +786,13 @@ class _Call:
         self.computed = True
 
 
-def _same_plan(plans: list[Any], first_rank: int = 0) -> Any:
+def _same_plan(plans: list[Any], first_rank: int = 0, group: str = "a block") -> Any:
     """The first thread's plan, once every thread's is equal to it (else the call is refused).
 
     `plans` are those of linear threads `first_rank` on: the block's, or a logical warp's.
     """
     plan = plans[0]
     assert plan is not None
-    group = "a block" if first_rank == 0 and len(plans) == plan.threads else "a logical warp"
     for rank, other in enumerate(plans):
         if other is not plan and other != plan:
             raise PlanError(
@@ -1110,7 +1109,7 @@ def _warp_scan(thread: Any, plan: Any, options: Mapping[str, Any]) -> Any:
             try:
                 if call.mismatch is not None:
                     raise _warp_order_error(plan, first, call.mismatch)
-                call.compute(first)
+                call.compute(first, "a logical warp")
             except BaseException as exc:
                 call.error = exc
             call.cond.notify_all()
