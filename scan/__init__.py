@@ -35,6 +35,9 @@ from ._errors import (
     StateContractError,
     ToolchainError,
 )
+from ._lookback import LOOKBACK as lookback  # noqa: N811 (a module-level constant, spelled as a function)
+from ._lookback import Lookback
+from ._tile_status import TileStatus, tile_status, tile_status_dtype
 
 _numba_cuda.install()
 _numba_cuda_mlir.install_when_imported()
@@ -66,13 +69,18 @@ def compile(
 __all__ = [
     "CacheWarning",
     "CompileError",
+    "Lookback",
     "PlanError",
     "ScanError",
     "ScanTypeError",
     "StateContractError",
+    "TileStatus",
     "ToolchainError",
     "block",
     "compile",
+    "lookback",
+    "tile_status",
+    "tile_status_dtype",
     "warp",
 ]
 

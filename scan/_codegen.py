@@ -21,6 +21,7 @@ import numpy as np
 
 import statefn
 
+from ._lookback import LOOKBACK, status_tiles_cxx
 from ._plan import ScanPlan, TileIOPlan, plan_fields
 from ._vocab import (
     CUB_LOAD_ALGORITHMS,
@@ -49,7 +50,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
-GENERATOR_VERSION = "10"
+GENERATOR_VERSION = "11"
 
 _BUILTIN_BODIES = {
     "+": "return a + b;",
@@ -444,7 +445,88 @@ def _block_call(plan: ScanPlan, method: str, operands: list[str], force_op: bool
     return f"block_scan_t(temp_storage).{method}({', '.join(args)});"
 
 
+_LOOKBACK_TYPES = """\
+// prefix_op=scan.lookback: CUB's tile status in global memory, and the prefix
+// callback of its single-pass scans (decoupled look-back). The first warp
+// publishes the tile's aggregate, waits for the tiles before it, and returns
+// their combination; thread 0's seeds the scan and is published as the
+// tile's inclusive prefix.
+using tile_state_t = cub::ScanTileState<value_t>;
+using lookback_op_t = cub::TilePrefixCallbackOp<value_t, scan_op_t, tile_state_t>;
+struct prefix_op_t {
+  void* state; // the lookback_op_t
+  __device__ __forceinline__ value_t operator()(value_t block_aggregate)
+  { return (*static_cast<lookback_op_t*>(state))(block_aggregate); }
+};"""
+
+_LOOKBACK_STORAGE = """\
+struct temp_storage_t {
+  typename block_scan_t::TempStorage scan;
+  typename lookback_op_t::TempStorage lookback;
+};"""
+
+
+def _lookback_call(plan: ScanPlan) -> str:
+    """A look-back scan: tile 0 scans alone and publishes; every later tile looks back.
+
+    The two branches are the library's scans of the tile without a prefix
+    (with the block aggregate, and the initial value if given) and with a
+    prefix callback (the look-back op); inside each, ``temp_storage``,
+    ``block_aggregate`` and ``state`` name what those scans expect.
+    """
+    bx, by, bz = plan.block
+    first = attrs.evolve(
+        plan, lookback=False, prefix_op=None, has_block_aggregate=True, auto_sync=False
+    )
+    # a plan whose code calls prefix_op_t (here, the look-back op) as it calls a callback
+    later = attrs.evolve(
+        plan,
+        lookback=False,
+        prefix_op=LOOKBACK,  # type: ignore[arg-type]
+        has_initial_value=False,
+        auto_sync=False,
+    )
+    published = "tile_aggregate"
+    if plan.has_initial_value:  # CUB's block aggregate leaves the initial value out
+        published = "scan_op_t{}(*static_cast<const value_t*>(initial_value), tile_aggregate)"
+    linear = "blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)"
+    lines = [
+        "  temp_storage_t& lookback_storage = temp_storage;",
+        "  // the tiles the status row holds, as scan.tile_status sized and initialised it",
+        f"  const int num_tiles = {status_tiles_cxx('status_bytes')};",
+        f"  const long long tile_index = tile < 0 ? static_cast<long long>({linear}) : tile;",
+        "  if (tile_index >= num_tiles) __trap(); // a tile the status does not hold",
+        "  tile_state_t tile_state;",
+        "  tile_state.Init(num_tiles, status, static_cast<size_t>(status_bytes));",
+        "  if (tile_index == 0) {",
+        "    typename block_scan_t::TempStorage& temp_storage = lookback_storage.scan;",
+        "    value_t tile_aggregate;",
+        "    void* block_aggregate = &tile_aggregate;",
+        _indented(_scan_call(first)),
+        f"    if (cub::RowMajorTid({bx}, {by}, {bz}) == 0) "
+        f"tile_state.SetInclusive(0, {published});",
+        "  } else {",
+        "    typename block_scan_t::TempStorage& temp_storage = lookback_storage.scan;",
+        "    lookback_op_t lookback(tile_state, lookback_storage.lookback, scan_op_t{}, "
+        "static_cast<int>(tile_index));",
+        "    void* state = &lookback;",
+        _indented(_scan_call(later)),
+        "  }",
+    ]
+    if plan.auto_sync:
+        lines.append(_SYNC)
+    return "\n".join(lines)
+
+
+def _indented(text: str) -> str:
+    return "\n".join(
+        ("  " + line) if line and not line.startswith("#") else line for line in text.splitlines()
+    )
+
+
 def _scan_call(plan: ScanPlan) -> str:
+    if plan.lookback:
+        return _lookback_call(plan)
     if plan.reverse:
         return "\n".join(_reverse_call(plan))
     lines = []
@@ -519,17 +601,26 @@ def scan_unit(
         table: :func:`scan._spec.c_parameters`).
     """
     decls: Sequence[CallbackDecl] = [c for c in (scan_callback, prefix_callback) if c is not None]
+    includes = ["#include <cub/block/block_scan.cuh>"]
+    temp_type = "using temp_storage_t = typename block_scan_t::TempStorage;"
+    functors = _scan_functors(plan, scan_callback, prefix_callback)
+    if plan.lookback:
+        includes.append("#include <cub/agent/single_pass_scan_operators.cuh>")
+        functors += "\n" + _LOOKBACK_TYPES
+        temp_type = _LOOKBACK_STORAGE
     return _template("scan.cuh.in").substitute(
         generator_version=GENERATOR_VERSION,
         plan_key=plan.key,
         summary=_summary(plan),
+        includes="\n".join(includes),
+        temp_type=temp_type,
         callback_decls="".join(c.c_decl.rstrip() + "\n" for c in decls),
         value_decl=value_decl(plan.value_dtype),
         block_x=plan.block[0],
         block_y=plan.block[1],
         block_z=plan.block[2],
         algorithm=CUB_SCAN_ALGORITHMS[plan.algorithm],
-        functors=_scan_functors(plan, scan_callback, prefix_callback),
+        functors=functors,
         symbol=symbol or plan.symbol,
         params=params,
         items_per_thread=plan.items_per_thread,

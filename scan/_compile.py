@@ -31,6 +31,7 @@ __all__ = [
     "Provider",
     "check_target",
     "compile_group",
+    "compile_kernel_unit",
     "compile_provider",
     "nvrtc_flags",
     "nvrtc_options",
@@ -100,6 +101,12 @@ def nvrtc_flags(options: dict[str, Any], *, include_paths: bool = True) -> list[
     return flags
 
 
+# CUB_DISABLE_CDP: units are compiled relocatable (-rdc) for linking, and CUB
+# then reports errors of its host/device helpers (CubDebug, e.g. in
+# ScanTileState::Init under CCCL 3.0) through the device runtime's
+# cudaGetLastError, which nothing here links; no unit launches kernels from
+# the device.
+#
 # bfloat16 is never scanned here. FP16 support stays on: with both disabled,
 # CCCL 3.0.x's ThreadReduce picks its SIMD path for float sums on sm_80+ and
 # hits a device-side assert (its enable_sm80_simd_reduction has no #else).
@@ -110,7 +117,7 @@ def nvrtc_flags(options: dict[str, Any], *, include_paths: bool = True) -> list[
 # 1.1 s an empty unit including CUB's block headers cost (CCCL 3.5, NVRTC
 # 13); at 10 it takes 0.05 s. The limit changes how the compiler expands
 # type lists, not what they compute.
-_DEFINES = ("CCCL_DISABLE_BF16_SUPPORT", "_CCCL_META_UNROLL_LIMIT=10")
+_DEFINES = ("CCCL_DISABLE_BF16_SUPPORT", "_CCCL_META_UNROLL_LIMIT=10", "CUB_DISABLE_CDP")
 
 
 def include_dirs() -> tuple[str, ...]:
@@ -306,3 +313,46 @@ def _unit_parts(
         # toolchain identity stands for them in the key
         "options": " ".join(nvrtc_flags(nvrtc_options(cc), include_paths=False)),
     }
+
+
+_INT_CONST = re.compile(r"\.u(?:32|64)\s+(\w+)\s*=\s*(\d+)\s*;")
+
+
+def compile_kernel_unit(
+    name: str, source: str, *, cc: tuple[int, int], what: str = ""
+) -> tuple[bytes, dict[str, int]]:
+    """Compile (or fetch) a unit holding whole kernels the library launches itself.
+
+    Returns the unit's cubin for `cc`, and the integer constants it exports
+    (``extern "C" __device__ const`` unsigned 32- or 64-bit values, by name).
+    NVRTC makes LTO-IR with the providers' options (so no driver is needed),
+    and nvJitLink links it alone twice: to PTX, where the constants are read,
+    and to the cubin.
+    """
+    check_target(cc)
+    key = compile_key("kernel", _unit_parts(name, [name], source, cc), cc)
+
+    def build() -> Artifact:
+        from cuda.core import Linker, LinkerOptions, ObjectCode
+
+        ltoir = _nvrtc(name, source, cc)
+        nvjitlink_version()
+        products = {}
+        for output in ("ptx", "cubin"):
+            opts = LinkerOptions(arch=arch(cc), link_time_optimization=True, ptx=output == "ptx")
+            try:
+                code = Linker(ObjectCode.from_ltoir(ltoir), options=opts).link(output).code
+            except Exception as exc:
+                raise CompileError(
+                    f"nvJitLink could not link the library's kernel unit {name} to {output}:"
+                    f"\n{exc}",
+                    log=str(exc),
+                ) from exc
+            products[output] = bytes(code) if not isinstance(code, str) else code.encode()
+        text = products["ptx"].decode()
+        constants = {k: int(v) for k, v in _INT_CONST.findall(text)}
+        return Artifact(payload=products["cubin"], meta=constants)
+
+    art = get_or_build("kernel", key, build, what=f"{what or name} for {arch(cc)}")
+    constants = {k: v for k, v in art.meta.items() if isinstance(v, int)}
+    return art.payload, constants

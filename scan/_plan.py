@@ -21,6 +21,7 @@ import numpy as np
 import statefn
 
 from ._errors import PlanError, ScanTypeError
+from ._lookback import Lookback, is_status_dtype, status_matches
 from ._vocab import (
     BITWISE_OPERATORS,
     IO_ALGORITHMS,
@@ -149,6 +150,8 @@ def _canonical(value: object) -> object:
         return {"descriptor": type(value).__name__, "key": value.key}
     if isinstance(value, statefn.ScanOperator):
         return {"scan_op": value.key}
+    if isinstance(value, Lookback):
+        return {"prefix": value.key}
     if isinstance(value, tuple):
         return [_canonical(v) for v in value]
     return value
@@ -263,6 +266,11 @@ class ScanPlan(ScanLikePlan):
         Whether the tile is scanned from its end: each item's result combines
         it with the items after it, and the prefix callback carries the
         suffix of the tiles to the right.
+    lookback : bool
+        Whether the prefix comes from the earlier tiles of a tile status
+        (``prefix_op=scan.lookback``; ``prefix_op`` is then None): CUB's
+        decoupled look-back across blocks. The initial value, if any, seeds
+        tile 0 only.
     """
 
     function: str
@@ -279,6 +287,7 @@ class ScanPlan(ScanLikePlan):
     temp_storage: TempMode
     auto_sync: bool
     reverse: bool = False
+    lookback: bool = False
     key: str = scan_key_field()
     KIND: ClassVar[str] = "scan"
 
@@ -350,8 +359,9 @@ def plan_fields(plan: Any) -> dict[str, Any]:
     fields.pop("function", None)
     if fields.get("unaligned", False) is None:
         del fields["unaligned"]
-    if fields.get("reverse", True) is False:
-        del fields["reverse"]
+    for flag in ("reverse", "lookback"):
+        if fields.get(flag, True) is False:
+            del fields[flag]
     return fields
 
 
@@ -599,7 +609,7 @@ _OLD_KEYWORDS = {
 
 
 #: The block scans' options that warp scans do not take.
-_BLOCK_ONLY = ("algorithm", "temp_storage", "auto_sync", "reverse", "block_aggregate")
+_BLOCK_ONLY = ("algorithm", "temp_storage", "auto_sync", "reverse", "block_aggregate", "tile")
 
 
 def check_unknown_keywords(
@@ -618,7 +628,7 @@ def check_unknown_keywords(
             elif name in _BLOCK_ONLY and function.startswith("warp."):
                 why = (
                     f" ({name}= is an option of scan.block's scans; warp scans shuffle within "
-                    "each logical warp: no algorithm, temp storage, barrier or reverse)"
+                    "each logical warp: no algorithm, temp storage, barrier, reverse or tile)"
                 )
             raise PlanError(
                 f"{function}: unexpected keyword argument {name}={why}; accepted keywords are "
@@ -643,6 +653,7 @@ def plan_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: object = False,
+    tile: ScalarFact | None = None,
 ) -> ScanPlan:
     """Check one scan call and build its plan.
 
@@ -701,6 +712,23 @@ def plan_scan(
             "use an integer dtype or another operator"
         )
 
+    lookback = isinstance(prefix_op, Lookback)
+    if lookback:
+        _check_lookback(f, value_dtype, prefix_state, block_aggregate, temp_storage, block, reverse)
+        prefix_op = prefix_state = None
+    elif tile is not None:
+        raise PlanError(
+            f"{f}: tile= was given without prefix_op=scan.lookback; tile= numbers the tiles of "
+            "a cross-block scan's status: drop it, or pass prefix_op=scan.lookback with "
+            "prefix_state=scan.tile_status(...)"
+        )
+    elif prefix_state is not None and is_status_dtype(prefix_state.dtype):
+        raise PlanError(
+            f"{f}: prefix_state= is a tile status (scan.tile_status), which only "
+            "prefix_op=scan.lookback reads; pass prefix_op=scan.lookback"
+        )
+    if tile is not None and not (isinstance(tile, ScalarFact) and tile.dtype.kind in "iu"):
+        raise ScanTypeError(f"{f}: tile= must be an integer (got {tile})")
     prefix: PrefixOp | None = None
     if prefix_op is not None:
         prefix = statefn.normalize(prefix_op, role="prefix")
@@ -733,6 +761,13 @@ def plan_scan(
 
     if initial_value is not None:
         _record_operand(f, "initial_value", initial_value, value_dtype)
+    if mode == "exclusive" and not op.is_sum and initial_value is None and lookback:
+        raise PlanError(
+            f"{f}: an exclusive scan with scan_op={op.builtin or op.name!r} and "
+            "prefix_op=scan.lookback needs initial_value=: tile 0 has no earlier tile, so its "
+            "first output would be undefined (only sums have an identity CUB can use); the "
+            "initial value seeds tile 0, and through it every later tile"
+        )
     if mode == "exclusive" and not op.is_sum and initial_value is None and prefix is None:
         raise PlanError(
             f"{f}: an exclusive scan with scan_op={op.builtin or op.name!r} needs "
@@ -768,7 +803,78 @@ def plan_scan(
         temp_storage=temp_mode(f, temp_storage),
         auto_sync=auto_sync,
         reverse=bool(reverse),
+        lookback=lookback,
     )
+
+
+def _check_lookback(
+    f: str,
+    value_dtype: np.dtype,
+    status: ArrayFact | None,
+    block_aggregate: ArrayFact | None,
+    temp_storage: ArrayFact | None,
+    block: Block,
+    reverse: object,
+) -> None:
+    """Refuse what a look-back scan (``prefix_op=scan.lookback``) cannot take."""
+    make = f"scan.tile_status(tiles, np.{value_dtype.name})"
+    if value_dtype.names is not None:
+        make = "scan.tile_status(tiles, <the values' record dtype>)"
+    if status is None:
+        raise PlanError(
+            f"{f}: prefix_op=scan.lookback needs prefix_state=, the tile status the blocks "
+            f"share: make it with status = {make} on the host, pass it to the kernel, and "
+            "give prefix_state=status (or status[row] for one row of a 2-D status)"
+        )
+    if not isinstance(status, ArrayFact) or not is_status_dtype(status.dtype):
+        raise ScanTypeError(
+            f"{f}: prefix_op=scan.lookback reads its prefix from a tile status, but "
+            f"prefix_state= is {_fact_name(status)}; pass the status made by {make} "
+            "(or status[row] for one row of a 2-D status)"
+        )
+    if not status_matches(status.dtype, value_dtype):
+        raise ScanTypeError(
+            f"{f}: prefix_state= is a tile status made for values of another dtype than "
+            f"this scan's ({statefn.dtype_name(value_dtype)}); the status's layout depends on "
+            f"the values: make it with {make}"
+        )
+    if status.ndim != 1:
+        raise ScanTypeError(
+            f"{f}: prefix_state= is a {status.ndim}-D tile status (one row per sequence); "
+            "pass the row this scan belongs to, prefix_state=status[row], with tile= its tile "
+            "within the row (e.g. tile=cuda.blockIdx.x)"
+        )
+    if not status.contiguous:
+        raise ScanTypeError(f"{f}: prefix_state= must be a whole row of a tile status")
+    if block_aggregate is not None:
+        raise PlanError(
+            f"{f}: prefix_op=scan.lookback and block_aggregate= cannot be combined: the "
+            "look-back publishes the tile's aggregate to the status for later tiles instead"
+        )
+    if temp_storage is not None:
+        raise PlanError(
+            f"{f}: prefix_op=scan.lookback uses library-owned temp storage (the scan's and the "
+            "look-back's); drop temp_storage="
+        )
+    if reverse:
+        raise PlanError(
+            f"{f}: reverse=True cannot be combined with prefix_op=scan.lookback; number the "
+            "tiles from the end of the sequence and scan each forward, or use one block per "
+            "row with a stateful prefix_op"
+        )
+    if block[0] % 32 != 0:
+        raise PlanError(
+            f"{f}: prefix_op=scan.lookback needs the block's x dimension to be a multiple of 32 "
+            f"(got block {block}): CUB's look-back runs on the first warp, lane = threadIdx.x"
+        )
+
+
+def _fact_name(fact: object) -> str:
+    if isinstance(fact, ArrayFact):
+        return f"a {fact.ndim}-D array of {statefn.dtype_name(fact.dtype)}"
+    if isinstance(fact, ScalarFact):
+        return f"a scalar of {fact.dtype}"
+    return repr(fact)
 
 
 #: The most shared memory a reverse scan's exchange may add (bytes).

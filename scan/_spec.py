@@ -154,13 +154,17 @@ class EntryPoint:
 #:               an ``offset`` before the array
 #: ``count``     (``long long``) index parameter ``param``, or ``absent`` when
 #:               not passed
+#: ``nbytes``    (``long long``) the size in bytes of array parameter
+#:               ``param`` (its items times its itemsize)
 #: ============  =============================================================
 #:
-#: An operand with ``when`` set is null unless that boolean plan attribute is
-#: true (only pointer operands have one).
-OperandKind: TypeAlias = Literal["array", "value", "input", "output", "tile", "tile_valid", "count"]
+#: An operand with ``when`` set is null (0 for integers) unless that boolean
+#: plan attribute is true.
+OperandKind: TypeAlias = Literal[
+    "array", "value", "input", "output", "tile", "tile_valid", "count", "nbytes"
+]
 #: The kinds passed by value as a 64-bit integer; every other kind is a pointer.
-INTEGER_KINDS = frozenset({"tile_valid", "count"})
+INTEGER_KINDS = frozenset({"tile_valid", "count", "nbytes"})
 
 
 @attrs.frozen

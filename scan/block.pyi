@@ -78,6 +78,7 @@ from typing import Any, Literal, NamedTuple, Never, Protocol, TypeAlias, TypeVar
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
+from scan import Lookback, TileStatus
 from statefn import ScanOperator, StatefulFunction, StatelessFunction
 
 __all__ = [
@@ -175,7 +176,9 @@ _StateArray: TypeAlias = (
 # out= of a scan, items= of load/store: their dtype is the values' (src's, dst's),
 # deferred like _StateArray so that a mismatch names the argument and both dtypes.
 _SameDtype: TypeAlias = NDArray[ValueT] | np.generic[Callable[[], ValueT]]
-_AnyPrefixOp: TypeAlias = StatefulFunction[Any, Any] | StatelessFunction[Any] | Callable[[Any], Any]
+_AnyPrefixOp: TypeAlias = (
+    StatefulFunction[Any, Any] | StatelessFunction[Any] | Callable[[Any], Any] | Lookback
+)
 
 # Marker types of the diagnostic overloads (see the note at the top); not at run time.
 class PrefixStateNeedsAStatefulPrefixOp(np.generic):
@@ -286,6 +289,7 @@ def scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 @overload
 def scan(
@@ -304,6 +308,26 @@ def scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> None: ...
+@overload
+def scan(
+    values: NDArray[ValueT],
+    out: _SameDtype[ValueT] | None = None,
+    *,
+    mode: _ModeCodes,
+    scan_op: _ScanOpLike[ValueT] = "+",
+    initial_value: _InitialLike[ValueT] | None = None,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[ValueT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> None: ...
 @overload
 def scan(
@@ -322,6 +346,7 @@ def scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 
 #
@@ -342,6 +367,7 @@ def scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> ValueT: ...
 @overload
 def scan(
@@ -360,6 +386,26 @@ def scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> ValueT: ...
+@overload
+def scan(
+    values: ValueT,
+    out: None = None,
+    *,
+    mode: _ModeCodes,
+    scan_op: _ScanOpLike[ValueT] = "+",
+    initial_value: _InitialLike[ValueT] | None = None,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[ValueT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> ValueT: ...
 @overload
 def scan(
@@ -378,6 +424,7 @@ def scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> ValueT: ...
 
 #
@@ -398,6 +445,7 @@ def scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> _PyScalarT: ...
 
 # records (np.void): a scan_op= function returning a tuple; see the note at the top
@@ -418,6 +466,7 @@ def scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 @overload
 def scan(
@@ -436,6 +485,26 @@ def scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> None: ...
+@overload
+def scan(
+    values: NDArray[np.void],
+    out: NDArray[np.void] | None = None,
+    *,
+    mode: _ModeCodes,
+    scan_op: _RecordScanOpLike,
+    initial_value: _RecordInitialLike | None = None,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[np.void],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> None: ...
 @overload
 def scan(
@@ -454,6 +523,7 @@ def scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 
 #
@@ -474,6 +544,7 @@ def scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> _RecordT: ...
 @overload
 def scan(
@@ -492,6 +563,26 @@ def scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> _RecordT: ...
+@overload
+def scan(
+    values: _RecordT,
+    out: None = None,
+    *,
+    mode: _ModeCodes,
+    scan_op: _RecordScanOpLike,
+    initial_value: _RecordInitialLike | None = None,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[np.void],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> _RecordT: ...
 @overload
 def scan(
@@ -510,6 +601,7 @@ def scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> _RecordT: ...
 
 # diagnostics: never match; see the note at the top
@@ -530,6 +622,7 @@ def scan(
     items_per_thread: Any = None,
     auto_sync: Any = True,
     reverse: Any = False,
+    tile: Any = None,
 ) -> Any: ...
 @overload
 def scan(
@@ -548,6 +641,7 @@ def scan(
     items_per_thread: Any = None,
     auto_sync: Any = True,
     reverse: Any = False,
+    tile: Any = None,
 ) -> Any: ...
 @overload
 def scan(
@@ -566,6 +660,7 @@ def scan(
     items_per_thread: Any = None,
     auto_sync: Any = True,
     reverse: Any = False,
+    tile: Any = None,
 ) -> Any: ...
 
 # -------------------- inclusive_sum
@@ -584,6 +679,7 @@ def inclusive_sum(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 @overload
 def inclusive_sum(
@@ -599,6 +695,23 @@ def inclusive_sum(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> None: ...
+@overload
+def inclusive_sum(
+    values: NDArray[ValueT],
+    out: _SameDtype[ValueT] | None = None,
+    *,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[ValueT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> None: ...
 @overload
 def inclusive_sum(
@@ -614,6 +727,7 @@ def inclusive_sum(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 
 #
@@ -631,6 +745,7 @@ def inclusive_sum(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> ValueT: ...
 @overload
 def inclusive_sum(
@@ -646,6 +761,23 @@ def inclusive_sum(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> ValueT: ...
+@overload
+def inclusive_sum(
+    values: ValueT,
+    out: None = None,
+    *,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[ValueT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> ValueT: ...
 @overload
 def inclusive_sum(
@@ -661,6 +793,7 @@ def inclusive_sum(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> ValueT: ...
 
 #
@@ -678,6 +811,7 @@ def inclusive_sum(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> _PyScalarT: ...
 
 # diagnostics: never match; see the note at the top
@@ -695,6 +829,7 @@ def inclusive_sum(
     items_per_thread: Any = None,
     auto_sync: Any = True,
     reverse: Any = False,
+    tile: Any = None,
 ) -> Any: ...
 @overload
 def inclusive_sum(
@@ -710,6 +845,7 @@ def inclusive_sum(
     items_per_thread: Any = None,
     auto_sync: Any = True,
     reverse: Any = False,
+    tile: Any = None,
 ) -> Any: ...
 
 # -------------------- exclusive_sum
@@ -728,6 +864,7 @@ def exclusive_sum(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 @overload
 def exclusive_sum(
@@ -743,6 +880,23 @@ def exclusive_sum(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> None: ...
+@overload
+def exclusive_sum(
+    values: NDArray[ValueT],
+    out: _SameDtype[ValueT] | None = None,
+    *,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[ValueT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> None: ...
 @overload
 def exclusive_sum(
@@ -758,6 +912,7 @@ def exclusive_sum(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 
 #
@@ -775,6 +930,7 @@ def exclusive_sum(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> ValueT: ...
 @overload
 def exclusive_sum(
@@ -790,6 +946,23 @@ def exclusive_sum(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> ValueT: ...
+@overload
+def exclusive_sum(
+    values: ValueT,
+    out: None = None,
+    *,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[ValueT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> ValueT: ...
 @overload
 def exclusive_sum(
@@ -805,6 +978,7 @@ def exclusive_sum(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> ValueT: ...
 
 #
@@ -822,6 +996,7 @@ def exclusive_sum(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> _PyScalarT: ...
 
 # diagnostics: never match; see the note at the top
@@ -839,6 +1014,7 @@ def exclusive_sum(
     items_per_thread: Any = None,
     auto_sync: Any = True,
     reverse: Any = False,
+    tile: Any = None,
 ) -> Any: ...
 @overload
 def exclusive_sum(
@@ -854,6 +1030,7 @@ def exclusive_sum(
     items_per_thread: Any = None,
     auto_sync: Any = True,
     reverse: Any = False,
+    tile: Any = None,
 ) -> Any: ...
 
 # -------------------- inclusive_scan
@@ -874,6 +1051,7 @@ def inclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 @overload
 def inclusive_scan(
@@ -891,6 +1069,25 @@ def inclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> None: ...
+@overload
+def inclusive_scan(
+    values: NDArray[ValueT],
+    out: _SameDtype[ValueT] | None = None,
+    *,
+    scan_op: _ScanOpLike[ValueT],
+    initial_value: _InitialLike[ValueT] | None = None,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[ValueT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> None: ...
 @overload
 def inclusive_scan(
@@ -908,6 +1105,7 @@ def inclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 
 #
@@ -927,6 +1125,7 @@ def inclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> ValueT: ...
 @overload
 def inclusive_scan(
@@ -944,6 +1143,25 @@ def inclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> ValueT: ...
+@overload
+def inclusive_scan(
+    values: ValueT,
+    out: None = None,
+    *,
+    scan_op: _ScanOpLike[ValueT],
+    initial_value: _InitialLike[ValueT] | None = None,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[ValueT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> ValueT: ...
 @overload
 def inclusive_scan(
@@ -961,6 +1179,7 @@ def inclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> ValueT: ...
 
 #
@@ -980,6 +1199,7 @@ def inclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> _PyScalarT: ...
 
 # records (np.void): a scan_op= function returning a tuple; see the note at the top
@@ -999,6 +1219,7 @@ def inclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 @overload
 def inclusive_scan(
@@ -1016,6 +1237,25 @@ def inclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> None: ...
+@overload
+def inclusive_scan(
+    values: NDArray[np.void],
+    out: NDArray[np.void] | None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: _RecordInitialLike | None = None,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[np.void],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> None: ...
 @overload
 def inclusive_scan(
@@ -1033,6 +1273,7 @@ def inclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 
 #
@@ -1052,6 +1293,7 @@ def inclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> _RecordT: ...
 @overload
 def inclusive_scan(
@@ -1069,6 +1311,25 @@ def inclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> _RecordT: ...
+@overload
+def inclusive_scan(
+    values: _RecordT,
+    out: None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: _RecordInitialLike | None = None,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[np.void],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> _RecordT: ...
 @overload
 def inclusive_scan(
@@ -1086,6 +1347,7 @@ def inclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> _RecordT: ...
 
 # diagnostics: never match; see the note at the top
@@ -1105,6 +1367,7 @@ def inclusive_scan(
     items_per_thread: Any = None,
     auto_sync: Any = True,
     reverse: Any = False,
+    tile: Any = None,
 ) -> Any: ...
 @overload
 def inclusive_scan(
@@ -1122,6 +1385,7 @@ def inclusive_scan(
     items_per_thread: Any = None,
     auto_sync: Any = True,
     reverse: Any = False,
+    tile: Any = None,
 ) -> Any: ...
 @overload
 def inclusive_scan(
@@ -1139,6 +1403,7 @@ def inclusive_scan(
     items_per_thread: Any = None,
     auto_sync: Any = True,
     reverse: Any = False,
+    tile: Any = None,
 ) -> Any: ...
 
 # -------------------- exclusive_scan
@@ -1159,6 +1424,7 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 @overload
 def exclusive_scan(
@@ -1176,6 +1442,25 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> None: ...
+@overload
+def exclusive_scan(
+    values: NDArray[ValueT],
+    out: _SameDtype[ValueT] | None = None,
+    *,
+    scan_op: _ScanOpLike[ValueT],
+    initial_value: _InitialLike[ValueT] | None = None,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[ValueT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> None: ...
 @overload
 def exclusive_scan(
@@ -1193,6 +1478,7 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 @overload
 def exclusive_scan(
@@ -1210,6 +1496,7 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 
 #
@@ -1229,6 +1516,7 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> ValueT: ...
 @overload
 def exclusive_scan(
@@ -1246,6 +1534,25 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> ValueT: ...
+@overload
+def exclusive_scan(
+    values: ValueT,
+    out: None = None,
+    *,
+    scan_op: _ScanOpLike[ValueT],
+    initial_value: _InitialLike[ValueT] | None = None,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[ValueT],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> ValueT: ...
 @overload
 def exclusive_scan(
@@ -1263,6 +1570,7 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> ValueT: ...
 @overload
 def exclusive_scan(
@@ -1280,6 +1588,7 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> ValueT: ...
 
 #
@@ -1299,6 +1608,7 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> _PyScalarT: ...
 
 # records (np.void): a scan_op= function returning a tuple; see the note at the top
@@ -1318,6 +1628,7 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 @overload
 def exclusive_scan(
@@ -1335,6 +1646,25 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> None: ...
+@overload
+def exclusive_scan(
+    values: NDArray[np.void],
+    out: NDArray[np.void] | None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: _RecordInitialLike | None = None,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[np.void],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> None: ...
 @overload
 def exclusive_scan(
@@ -1352,6 +1682,7 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> None: ...
 
 #
@@ -1371,6 +1702,7 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> _RecordT: ...
 @overload
 def exclusive_scan(
@@ -1388,6 +1720,25 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
+) -> _RecordT: ...
+@overload
+def exclusive_scan(
+    values: _RecordT,
+    out: None = None,
+    *,
+    scan_op: _RecordScanOpLike,
+    initial_value: _RecordInitialLike | None = None,
+    prefix_op: Lookback,
+    prefix_state: TileStatus[np.void],
+    block_aggregate: None = None,
+    algorithm: _ScanAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+    reverse: Literal[False] = False,
+    tile: int | None = None,
 ) -> _RecordT: ...
 @overload
 def exclusive_scan(
@@ -1405,6 +1756,7 @@ def exclusive_scan(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
     reverse: bool = False,
+    tile: None = None,
 ) -> _RecordT: ...
 
 # diagnostics: never match; see the note at the top
@@ -1424,6 +1776,7 @@ def exclusive_scan(
     items_per_thread: Any = None,
     auto_sync: Any = True,
     reverse: Any = False,
+    tile: Any = None,
 ) -> Any: ...
 @overload
 def exclusive_scan(
@@ -1441,6 +1794,7 @@ def exclusive_scan(
     items_per_thread: Any = None,
     auto_sync: Any = True,
     reverse: Any = False,
+    tile: Any = None,
 ) -> Any: ...
 @overload
 def exclusive_scan(
@@ -1458,6 +1812,7 @@ def exclusive_scan(
     items_per_thread: Any = None,
     auto_sync: Any = True,
     reverse: Any = False,
+    tile: Any = None,
 ) -> Any: ...
 
 # -------------------- reduce

@@ -285,7 +285,7 @@ class _Operands:
     def operand(self, op: AbiOperand) -> ir.Value:
         """Operand `op` of the provider's entry point."""
         if not op.present(self.plan):
-            return _null()
+            return ir.Constant(ir.IntType(64), 0) if op.integer else _null()
         kind = op.kind
         if kind == "output":
             if self.plan.returns_value:
@@ -309,6 +309,12 @@ class _Operands:
             return _element_pointer(self.context, self.builder, ty, array, offset)
         if kind == "tile_valid":
             return self._tile_valid(param, _named(op.offset, op), op.count)
+        if kind == "nbytes":
+            ty = self.types[param]
+            length = _array_length(self.context, self.builder, ty, self.values[param])
+            itemsize = self.context.get_abi_sizeof(self.context.get_data_type(ty.dtype))
+            nbytes = self.builder.mul(length, ir.Constant(length.type, itemsize))
+            return self.builder.sext(nbytes, ir.IntType(64)) if length.type.width < 64 else nbytes
         if kind == "count":
             if not self.passed(param):
                 return ir.Constant(ir.IntType(64), op.absent)

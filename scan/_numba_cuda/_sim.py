@@ -48,6 +48,7 @@ from .._calls import (
     set_host_backend,
 )
 from .._errors import PlanError, ScanTypeError, StateContractError, too_much_shared_memory
+from .._lookback import status_dtype
 from .._plan import (
     ArrayFact,
     Block,
@@ -60,6 +61,7 @@ from .._plan import (
     tile_size,
 )
 from .._primitives import for_call, for_plan
+from .._tile_status import TileStatus
 from .._vocab import WARP_THREADS
 from ._strides import note_carried_scan, tile_step_error
 from ._unfilled import UnfilledBool, clear_branch, is_unfilled, plain, taints_write, unfilled
@@ -164,6 +166,8 @@ def _unwrap(obj: Any) -> Any:
 def _operand(function: str, name: str, obj: Any, memory: Memory | None = None) -> Operand | None:
     if obj is None or obj is MISSING:
         return None
+    if isinstance(obj, TileStatus):  # a look-back scan's status: an array of status elements
+        return ArrayFact(dtype=status_dtype(obj.dtype), ndim=len(obj.shape), memory="global")
     if isinstance(obj, np.ndarray):
         return ArrayFact(
             dtype=obj.dtype,
@@ -926,6 +930,8 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
     block, seq, call = _rendezvous(thread, plan, _Call, deposit, _Call.compute)
     if plan.prefix_op is not None:
         _run_prefix(thread, plan, call, rank, block)
+    elif plan.lookback:
+        _run_lookback(thread, plan, call, rank, options)
     results = _thread_results(plan, call, rank, items)
     aggregate_out = options.get("block_aggregate")
     if aggregate_out is not None:
@@ -944,7 +950,7 @@ def _thread_results(plan: Any, call: _Call, index: int, items: np.ndarray[Any, A
     dtype = plan.value_dtype
     combine = _combiner(plan.scan_op, dtype)
     reverse = getattr(plan, "reverse", False)
-    if plan.prefix_op is not None:
+    if plan.prefix_op is not None or (getattr(plan, "lookback", False) and call.prefix_ready):
         seed = call.prefix
     elif plan.has_initial_value:
         seed = call.initial_value
@@ -1035,18 +1041,106 @@ def _run_prefix(
             if rank == 0:
                 call.prefix = _cast(result, plan.value_dtype)
         except BaseException as exc:
-            with call.cond:
-                call.error = exc
-                call.cond.notify_all()
+            _share_error(call, exc)
             raise
         with call.cond:
             call.turn += 1
             if rank == 0:
                 call.prefix_ready = True
             call.cond.notify_all()
-    _wait(thread, call, lambda: call.prefix_ready or call.error is not None)
+    _wait_for_prefix(thread, call, lambda: call.prefix_ready)
+
+
+def _share_error(call: _Call, exc: BaseException) -> None:
+    """Hand an exception of one thread to every thread of the call (each re-raises it)."""
+    with call.cond:
+        call.error = exc
+        call.cond.notify_all()
+
+
+def _wait_for_prefix(thread: Any, call: _Call, ready: Callable[[], bool]) -> None:
+    """Wait until the call's prefix is `ready`, re-raising another thread's error."""
+    _wait(thread, call, lambda: ready() or call.error is not None)
     if call.error is not None:
         raise _rethrown(call.error)
+
+
+def _run_lookback(
+    thread: Any, plan: ScanPlan, call: _Call, rank: int, options: Mapping[str, Any]
+) -> None:
+    """A look-back scan's prefix: thread 0 reads the earlier tiles and publishes its own.
+
+    Blocks run one after another here, so a tile finds every earlier tile's
+    inclusive prefix published (the GPU may find some as aggregates only and
+    combine them; the integer results are the same, floating-point ones may
+    round differently). Tile 0 takes no prefix (the initial value seeds it, if
+    given); tile ``t`` takes tile ``t - 1``'s inclusive prefix.
+    """
+    if rank == 0:
+        try:
+            prefix = _lookback_prefix(thread, plan, call, options)
+        except BaseException as exc:
+            _share_error(call, exc)
+            raise
+        with call.cond:
+            if prefix is not _NO_PREFIX:
+                call.prefix = prefix
+                call.prefix_ready = True
+            call.turn = -1  # done
+            call.cond.notify_all()
+    _wait_for_prefix(thread, call, lambda: call.turn == -1)
+
+
+_NO_PREFIX = object()
+
+
+def _lookback_prefix(thread: Any, plan: ScanPlan, call: _Call, options: Mapping[str, Any]) -> Any:
+    status = options["prefix_state"]
+    assert isinstance(status, TileStatus)
+    f = plan.function
+    tile = options.get("tile")
+    if tile is None or tile is MISSING:
+        (bx, by, bz), (gx, gy, _) = thread.blockIdx, thread._manager._grid_dim
+        tile = int(bx) + int(gx) * (int(by) + int(gy) * int(bz))
+        how = "the block's linear index"
+    else:
+        tile = _integer(f, "tile", tile)
+        how = "tile="
+    where = f"block {tuple(int(v) for v in thread.blockIdx)}"
+    if not 0 <= tile < status.tiles:
+        raise _contract_error(
+            f"{f}: {where} scans tile {tile} ({how}) but the status holds tiles 0 to "
+            f"{status.tiles - 1} (scan.tile_status({status.tiles}, ...)); on a GPU the kernel "
+            "would stop with an error. Make the status with as many tiles as the launch has "
+            "blocks along the sequence, or give tile= the block's index within its row"
+        )
+    if status.published(tile) is not None:
+        raise _contract_error(
+            f"{f}: {where} scans tile {tile}, which the status already holds from an earlier "
+            "scan: two blocks of this launch scan the same tile, or the status was not reset "
+            "since the last launch; on a GPU later tiles would read stale prefixes. Call "
+            "status.reset() before each launch, and give each block its own tile"
+        )
+    combine = _combiner(plan.scan_op, plan.value_dtype)
+    aggregate = call.aggregate
+    if tile == 0:
+        prefix = _NO_PREFIX
+        inclusive = aggregate
+        if plan.has_initial_value:
+            inclusive = combine(call.initial_value, aggregate)
+    else:
+        prefix = status.published(tile - 1)
+        if prefix is None:
+            raise _contract_error(
+                f"{f}: {where} scans tile {tile}, but tile {tile - 1} has not been scanned "
+                "yet. The simulator runs blocks one after another (blockIdx.x slowest, then "
+                "y, then z); on a GPU this tile would wait for it, forever if no block scans "
+                "it. Number the tiles in the order blocks run (tile=cuda.blockIdx.x with one "
+                "status row per sequence), and scan every tile from 0 up"
+            )
+        inclusive = combine(prefix, aggregate)
+    status.publish(tile, inclusive)
+    return prefix
 
 
 # ---------------------------------------------------------------------------

@@ -43,6 +43,7 @@ import statefn
 from .. import block
 from .._calls import CALLS, bind, collect_facts, plan_call, public_functions
 from .._errors import ScanError
+from .._lookback import Lookback
 from .._numba_facts import (
     IRFacts,
     NumbaFacts,
@@ -105,7 +106,7 @@ _FOLD_SIGS = {name: fold_signature(name) for name in CALLS}
 FACTS = NumbaFacts.of(types, as_dtype)
 DescriptorType = FACTS.descriptor_type
 
-for _cls in (statefn.StatefulFunction, statefn.StatelessFunction, statefn.ScanOperator):
+for _cls in (statefn.StatefulFunction, statefn.StatelessFunction, statefn.ScanOperator, Lookback):
     typeof_impl.register(_cls)(lambda val, c: FACTS.descriptor_type(val))
 typeof_impl.register(Refused)(lambda val, c: FACTS.refused_type(val.obj))
 register_model(FACTS.descriptor_type)(core_models.OpaqueModel)

@@ -65,7 +65,7 @@ from numba_cuda_mlir.lowering_utilities import (
 )
 from numba_cuda_mlir.numba_cuda import types
 from numba_cuda_mlir.numba_cuda.core import ir as nir
-from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype
+from numba_cuda_mlir.numba_cuda.np.numpy_support import as_dtype, from_dtype
 from numba_cuda_mlir.numba_cuda.typing.templates import signature
 
 import statefn
@@ -244,7 +244,7 @@ def _operand(call: _Call, op: AbiOperand) -> ir.Value:
     """Operand `op` of the provider's entry point, made as the family's operand table says."""
     plan = call.plan
     if not op.present(plan):
-        return _null()
+        return _const(0) if op.integer else _null()
     if op.kind == "output":
         if plan.returns_value:
             call.result = (
@@ -287,6 +287,10 @@ def _operand(call: _Call, op: AbiOperand) -> ir.Value:
         zero = _const(0)
         before = arith.cmpi(arith.CmpIPredicate.slt, offset, zero)
         return arith.select(before, zero, valid)
+    if op.kind == "nbytes":
+        # records are counted in records too (the memref's shape)
+        length = convert(memref.dim(call.value(param), arith.constant(_index(), 0)), _i64())
+        return arith.muli(length, _const(as_dtype(call.types[param].dtype).itemsize))
     if op.kind == "count":
         return call.integer(param) if call.passed(param) else _const(op.absent)
     raise NotImplementedError(op.kind)  # a kind of scan._spec.OperandKind without an emitter

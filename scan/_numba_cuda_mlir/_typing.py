@@ -38,6 +38,7 @@ import statefn
 from .. import block
 from .._calls import bind, collect_facts, plan_call, public_functions
 from .._errors import ScanError
+from .._lookback import Lookback
 from .._numba_facts import (
     IRFacts,
     NumbaFacts,
@@ -76,7 +77,7 @@ _BY_ID = {id(fn): name for name, fn in FUNCTIONS.items()}
 FACTS = NumbaFacts.of(types, as_dtype)
 DescriptorType = FACTS.descriptor_type
 
-for _cls in (statefn.StatefulFunction, statefn.StatelessFunction, statefn.ScanOperator):
+for _cls in (statefn.StatefulFunction, statefn.StatelessFunction, statefn.ScanOperator, Lookback):
     extending.typeof_impl.register(_cls)(lambda val, c: FACTS.descriptor_type(val))
 extending.typeof_impl.register(Refused)(lambda val, c: FACTS.refused_type(val.obj))
 extending.register_model(FACTS.descriptor_type)(OpaqueModel)

@@ -209,6 +209,7 @@ from typing import Any, Literal, NamedTuple, Never, Protocol, TypeAlias, TypeVar
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
+from scan import Lookback, TileStatus
 from statefn import ScanOperator, StatefulFunction, StatelessFunction
 
 $all
@@ -281,7 +282,9 @@ ${families}_StateArray: TypeAlias = (
 # out= of a scan, items= of load/store: their dtype is the values' (src's, dst's),
 # deferred like _StateArray so that a mismatch names the argument and both dtypes.
 _SameDtype: TypeAlias = NDArray[ValueT] | np.generic[Callable[[], ValueT]]
-_AnyPrefixOp: TypeAlias = StatefulFunction[Any, Any] | StatelessFunction[Any] | Callable[[Any], Any]
+_AnyPrefixOp: TypeAlias = (
+    StatefulFunction[Any, Any] | StatelessFunction[Any] | Callable[[Any], Any] | Lookback
+)
 
 # Marker types of the diagnostic overloads (see the note at the top); not at run time.
 class PrefixStateNeedsAStatefulPrefixOp(np.generic):

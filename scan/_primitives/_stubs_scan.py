@@ -43,13 +43,24 @@ class _Flavour:
     marker: str  # the diagnostic marker type of an aggregate with prefix_op=
     tail: tuple[Arg, ...]  # the options after the prefix, as typed
     any_tail: tuple[Arg, ...]  # the same, as the diagnostic overloads take them
+    # the options of a look-back scan (prefix_op=scan.lookback); empty: none
+    lookback_tail: tuple[Arg, ...] = ()
 
 
 _BLOCK = _Flavour(
     "block_aggregate",
     "BlockAggregateCannotBeCombinedWithPrefixOp",
-    (*tail("_ScanAlgorithmLike"), opt("reverse", "bool")),
-    (*any_tail(), opt("reverse", "Any")),
+    (*tail("_ScanAlgorithmLike"), opt("reverse", "bool"), opt("tile", "None")),
+    (*any_tail(), opt("reverse", "Any"), opt("tile", "Any")),
+    (
+        opt("algorithm", "_ScanAlgorithmLike | None"),
+        opt("temp_storage", "None"),
+        opt("threads", "_Threads | None"),
+        opt("items_per_thread", "int | None"),
+        opt("auto_sync", "bool"),
+        opt("reverse", "Literal[False]"),
+        opt("tile", "int | None"),
+    ),
 )
 _WARP_OPTIONS = ("lanes", "threads", "items_per_thread")
 _WARP = _Flavour(
@@ -85,6 +96,16 @@ def _stateful(state: str, value: str, f: _Flavour) -> tuple[Arg, ...]:
 
 def _stateless(callback: str, f: _Flavour) -> tuple[Arg, ...]:
     return (req("prefix_op", callback), opt("prefix_state", "None"), opt(f.aggregate, "None"))
+
+
+def _lookback(value: str, f: _Flavour) -> tuple[Arg, ...]:
+    """``prefix_op=scan.lookback`` with a tile status of the values' type, then its options."""
+    return (
+        req("prefix_op", "Lookback"),
+        req("prefix_state", f"TileStatus[{value}]"),
+        opt(f.aggregate, "None"),
+        *f.lookback_tail,
+    )
 
 
 def _no_prefix(aggregate: str, f: _Flavour) -> tuple[Arg, ...]:
@@ -132,9 +153,11 @@ def _sum(name: str, f: _Flavour = _BLOCK) -> StubFunction:
     """``inclusive_sum``/``exclusive_sum``: numeric state only (``StateT``), no records."""
 
     def numeric(payload: tuple[Arg, ...], returns: str) -> tuple[Entry, ...]:
+        lookback = (Overload((*payload, *_lookback("ValueT", f)), returns),)
         return (
             Overload((*payload, *_stateful("StateT", "ValueT", f), *f.tail), returns),
             Overload((*payload, *_stateless("_StatelessLike[ValueT]", f), *f.tail), returns),
+            *(lookback if f.lookback_tail else ()),
             Overload((*payload, *_no_prefix("NDArray[ValueT]", f), *f.tail), returns),
         )
 
@@ -179,6 +202,16 @@ def _operator_scan(name: str, f: _Flavour = _BLOCK) -> StubFunction:
             *_no_prefix("NDArray[ValueT]", f),
             *f.tail,
         )
+        lookback = (
+            Overload(
+                (
+                    *head,
+                    opt("initial_value", "_InitialLike[ValueT] | None"),
+                    *_lookback("ValueT", f),
+                ),
+                returns,
+            ),
+        )
         return (
             Overload(
                 (*head, _NO_SEED, *_stateful("ScanStateT", "ValueT", f), *f.tail),
@@ -188,12 +221,23 @@ def _operator_scan(name: str, f: _Flavour = _BLOCK) -> StubFunction:
                 (*head, _NO_SEED, *_stateless("_StatelessLike[ValueT]", f), *f.tail),
                 returns,
             ),
+            *(lookback if f.lookback_tail else ()),
             Overload((*head, seed, *_no_prefix("NDArray[ValueT]", f), *f.tail), returns),
             *((Overload(unseeded, returns),) if exclusive else ()),
         )
 
     def records(payload: tuple[Arg, ...], returns: str) -> tuple[Entry, ...]:
         head = (*payload, *mode, req("scan_op", "_RecordScanOpLike"))
+        lookback = (
+            Overload(
+                (
+                    *head,
+                    opt("initial_value", "_RecordInitialLike | None"),
+                    *_lookback("np.void", f),
+                ),
+                returns,
+            ),
+        )
         return (
             Overload(
                 (*head, _NO_SEED, *_stateful("ScanStateT", "np.void", f), *f.tail),
@@ -203,6 +247,7 @@ def _operator_scan(name: str, f: _Flavour = _BLOCK) -> StubFunction:
                 (*head, _NO_SEED, *_stateless("_RecordStatelessLike", f), *f.tail),
                 returns,
             ),
+            *(lookback if f.lookback_tail else ()),
             Overload(
                 (
                     *head,

@@ -51,6 +51,8 @@ COMMON = (
 _ALGORITHM = _p("algorithm", "literal")
 #: the scans' last parameter: scan the tile from its end
 _REVERSE = Param("reverse", "literal", False)
+#: the tile of a look-back scan (prefix_op=scan.lookback): the block's linear index by default
+_TILE = _p("tile", "index")
 
 
 def scan_calls(
@@ -87,7 +89,7 @@ def scan_calls(
     )
 
 
-CALLS = scan_calls("block_aggregate", (_ALGORITHM, *COMMON, _REVERSE))
+CALLS = scan_calls("block_aggregate", (_ALGORITHM, *COMMON, _REVERSE, _TILE))
 
 
 def scan_facts(entry: EntryPoint, facts: Mapping[str, Any]) -> dict[str, Any]:
@@ -120,12 +122,14 @@ def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> ScanPlan
         items_per_thread=facts["items_per_thread"],
         auto_sync=facts["auto_sync"],
         reverse=facts["reverse"],
+        tile=facts["tile"],
     )
 
 
 #: The provider's operands: temp storage (caller-owned mode), the values, the
-#: output, the initial value, the prefix callback's state and the block
-#: aggregate output; unused ones are null.
+#: output, the initial value, the prefix callback's state, the block
+#: aggregate output, and a look-back scan's tile status (its bytes) and tile
+#: index (-1: the block's linear index); unused ones are null (0).
 OPERANDS = (
     AbiOperand("temp", "array", param="temp_storage", when="caller_temp"),
     AbiOperand("in", "input", param="values"),
@@ -135,6 +139,9 @@ OPERANDS = (
     ),
     AbiOperand("state", "array", param="prefix_state", when="stateful"),
     AbiOperand("block_aggregate", "array", param="block_aggregate", when="has_block_aggregate"),
+    AbiOperand("status", "array", param="prefix_state", when="lookback"),
+    AbiOperand("status_bytes", "nbytes", param="prefix_state", when="lookback"),
+    AbiOperand("tile", "count", param="tile", when="lookback", absent=-1),
 )
 
 
@@ -243,12 +250,15 @@ DOCS: Mapping[str, str] = {
     initial_value : scalar, optional
         Seeds the scan; required for exclusive scans with a non-sum operator
         unless ``prefix_op`` is given. Cannot be combined with ``prefix_op``.
-    prefix_op : statefn.StatefulFunction, statefn.StatelessFunction or device function, optional
+    prefix_op : StatefulFunction, StatelessFunction, device function or scan.lookback, optional
         Called with the block aggregate by the first warp; thread 0's return
-        value seeds the scan.
-    prefix_state : local array of one item, optional
+        value seeds the scan. ``scan.lookback`` makes the prefix the
+        combination of every earlier tile of ``prefix_state``, across blocks
+        (decoupled look-back; see the cross-block docs).
+    prefix_state : local array of one item, or a tile status, optional
         The state of a stateful ``prefix_op``; its dtype must equal the
-        callback's declared state dtype.
+        callback's declared state dtype. With ``scan.lookback``: a status
+        from ``scan.tile_status(tiles, dtype)`` (or one row of it).
     block_aggregate : local array of one item, optional
         Receives the block-wide aggregate. Cannot be combined with
         ``prefix_op`` (the callback receives it instead).
@@ -274,6 +284,11 @@ DOCS: Mapping[str, str] = {
         receives the tile's aggregate, its items in order). Each thread's
         share of the block scan crosses shared memory to the mirrored thread
         and back: ``2 * threads * itemsize`` bytes, at most 32 KiB.
+    tile : int, optional
+        With ``prefix_op=scan.lookback``: the tile this scan is, in the
+        status; the block's linear index by default. Tile ``t`` waits for
+        tiles ``0 .. t-1``, so tiles must be numbered in the order the
+        blocks start (blockIdx.x along a row).
 
     Any other keyword is refused with a message naming the right one (e.g. the
     retired ``block_prefix_callback_op=``).

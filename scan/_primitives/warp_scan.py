@@ -31,6 +31,7 @@ import statefn
 
 from .._codegen import CallbackDecl, operator_functor, prefix_functor, render_unit, value_decl
 from .._errors import PlanError, ScanTypeError
+from .._lookback import Lookback
 from .._plan import (
     ArrayFact,
     Block,
@@ -162,6 +163,11 @@ def plan_warp_scan(
     """
     f = function
     lanes = check_lanes(f, lanes, block)
+    if isinstance(prefix_op, Lookback):
+        raise PlanError(
+            f"{f}: prefix_op=scan.lookback is for block scans (scan.block), whose tiles are "
+            "blocks; a warp scan's prefix comes from its own callback or initial value"
+        )
     if mode == "exclusive" and initial_value is None and prefix_op is None:
         op = statefn.normalize(scan_op, role="scan_op")
         if not op.is_sum:

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from helpers.plans import scan_plan
 
+import scan
 import statefn
 from scan._codegen import CallbackDecl, thread_items_first, whole_warps_partial
 from scan._plan import ArrayFact, ScalarFact, plan_tile_io
@@ -52,6 +53,28 @@ CASES = {
             values=ArrayFact(np.int32, 1, 8),
         ),
         {"prefix_callback": PREFIX},
+    ),
+    # prefix_op=scan.lookback: tile 0 scans alone and publishes, later tiles look back
+    "inclusive_sum_lookback": (
+        scan_plan(
+            prefix_op=scan.lookback,
+            prefix_state=ArrayFact(scan.tile_status_dtype(np.int32), 1),
+            block=(256, 1, 1),
+            values=ArrayFact(np.int32, 1, 8),
+        ),
+        {},
+    ),
+    "exclusive_max_lookback_seeded": (
+        scan_plan(
+            function="exclusive_scan",
+            mode="exclusive",
+            scan_op="max",
+            initial_value=ScalarFact(np.float32),
+            prefix_op=scan.lookback,
+            prefix_state=ArrayFact(scan.tile_status_dtype(np.float32), 1),
+            values=ArrayFact(np.float32, 1, 2),
+        ),
+        {},
     ),
     "exclusive_max_init_caller_temp": (
         scan_plan(

@@ -29,6 +29,7 @@ import numpy as np
 import pytest
 from helpers.plans import reduce_plan, scan_plan, tile_plan
 
+import scan
 import statefn
 from scan import block
 from scan._primitives.block_reduce import render_reduce
@@ -65,6 +66,9 @@ def test_entry_points_declare_the_operands_checked_here() -> None:
         ("const void*", "initial_value"),
         ("void*", "state"),
         ("void*", "block_aggregate"),
+        ("void*", "status"),
+        ("long long", "status_bytes"),
+        ("long long", "tile"),
     ]
     assert TILE_PARAMS == [
         ("void*", "temp"),
@@ -259,6 +263,7 @@ def kernel(source: str, cuda: Any) -> Any:
         "block": block,
         "running_total": running_total,
         "PAIR": PAIR,
+        "lookback": scan.lookback,
     }
     exec(textwrap.dedent(source), scope)
     return scope["k"]
@@ -394,6 +399,22 @@ def test_prefix_state_reaches_the_provider(front_end: str) -> None:
     calls = FRONT_ENDS[front_end](source, (np.dtype(np.int32),))
     assert sorted(calls) == ["scan"]
     check(calls["scan"], SCAN_PARAMS, {"in": "pointer", "out": "pointer", "state": "pointer"})
+
+
+@pytest.mark.parametrize("front_end", FRONT_ENDS)
+def test_tile_status_reaches_the_provider(front_end: str) -> None:
+    source = """
+    def k(a, status):
+        items = cuda.local.array(4, np.int32)
+        for i in range(4):
+            items[i] = a[i]
+        block.inclusive_sum(items, prefix_op=lookback, prefix_state=status,
+                            tile=cuda.blockIdx.x, threads=64)
+        a[0] = items[0]
+    """
+    calls = FRONT_ENDS[front_end](source, (np.dtype(np.int32), scan.tile_status_dtype(np.int32)))
+    assert sorted(calls) == ["scan"]
+    check(calls["scan"], SCAN_PARAMS, {"in": "pointer", "out": "pointer", "status": "pointer"})
 
 
 @pytest.mark.parametrize("front_end", FRONT_ENDS)

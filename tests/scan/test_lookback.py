@@ -1,0 +1,251 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Cross-block scans (``prefix_op=scan.lookback``) without a GPU: plans, refusals, layouts, code.
+
+Every refusal of the planner, the status dtype that ties a status to its
+values, CUB's tile-status layout read from the compiled code (CCCL 3.5 here,
+3.0 as on the GPU machine: records pack with their status only in 3.1+), the
+row size and tile count formulas the host and the generated code share, and
+kernels that link for sm_90 with no local memory. Runs are in
+tests/sim/test_sim_lookback.py (simulator and GPU).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers.cccl import run_with_cccl_3_0, skip_reason, toolkit_cccl
+from helpers.plans import scan_plan
+from numba import cuda
+from numba.cuda import types
+from numba.cuda.np.numpy_support import from_dtype
+
+import scan
+from scan import PlanError, ScanTypeError, block
+from scan._lookback import STATUS_SLACK, status_row_bytes
+from scan._plan import ArrayFact, ScalarFact
+from scan._tile_status import status_layout, status_unit
+
+pytestmark = pytest.mark.nvrtc
+
+CC = (9, 0)
+PAIR = np.dtype([("a", np.float32), ("b", np.float32)], align=True)
+INT_STATUS = ArrayFact(scan.tile_status_dtype(np.int32), 1, memory="global")
+
+
+def lookback_plan(**over):
+    return scan_plan(**{"prefix_op": scan.lookback, "prefix_state": INT_STATUS, **over})
+
+
+# ---------------------------------------------------------------- plans
+
+
+def test_a_lookback_plan_has_no_callback_and_its_own_key():
+    plan = lookback_plan()
+    assert plan.lookback
+    assert plan.prefix_op is None
+    assert not plan.stateful
+    assert plan.key != scan_plan().key
+
+
+@pytest.mark.parametrize(
+    ("over", "error", "match"),
+    [
+        ({"prefix_state": None}, PlanError, r"needs prefix_state=, the tile status"),
+        (
+            {"prefix_state": ArrayFact(np.int32, 1, 1, memory="local")},
+            ScanTypeError,
+            r"reads its prefix from a tile status, but prefix_state= is a 1-D array of int32",
+        ),
+        (
+            {"prefix_state": ArrayFact(scan.tile_status_dtype(np.float32), 1)},
+            ScanTypeError,
+            r"made for values of another dtype than this scan's \(int32\)",
+        ),
+        (
+            {"prefix_state": ArrayFact(scan.tile_status_dtype(np.int32), 2)},
+            ScanTypeError,
+            r"2-D tile status .* prefix_state=status\[row\], with tile=",
+        ),
+        (
+            {"block_aggregate": ArrayFact(np.int32, 1, 1)},
+            PlanError,
+            r"block_aggregate= cannot be combined",
+        ),
+        ({"temp_storage": ArrayFact(np.uint8)}, PlanError, r"drop temp_storage="),
+        ({"reverse": True}, PlanError, r"reverse=True cannot be combined"),
+        ({"block": (16, 2, 1)}, PlanError, r"x dimension to be a multiple of 32"),
+        (
+            {"function": "exclusive_scan", "mode": "exclusive", "scan_op": "max"},
+            PlanError,
+            r"needs initial_value=: tile 0 has no earlier tile",
+        ),
+        ({"tile": ScalarFact(np.float32)}, ScanTypeError, r"tile= must be an integer"),
+    ],
+)
+def test_lookback_refusals(over, error, match):
+    with pytest.raises(error, match=match):
+        lookback_plan(**over)
+
+
+def test_tile_without_lookback_is_refused():
+    with pytest.raises(PlanError, match=r"tile= was given without prefix_op=scan.lookback"):
+        scan_plan(tile=ScalarFact(np.int32))
+
+
+def test_a_status_with_another_prefix_op_is_refused():
+    with pytest.raises(PlanError, match=r"only prefix_op=scan.lookback reads"):
+        scan_plan(prefix_state=INT_STATUS)
+
+
+def test_an_initial_value_seeds_tile_zero():
+    plan = lookback_plan(
+        function="exclusive_scan",
+        mode="exclusive",
+        scan_op="max",
+        initial_value=ScalarFact(np.int32),
+    )
+    assert plan.has_initial_value
+
+
+def test_status_dtypes_tell_values_apart():
+    dtypes = [np.int32, np.uint32, np.float32, np.int64, PAIR]
+    made = {scan.tile_status_dtype(d) for d in dtypes}
+    assert len(made) == len(dtypes)
+    assert all(d.itemsize == 16 for d in made)
+    # the record's layout, not its spelling, decides
+    same = np.dtype([("a", "<f4"), ("b", "<f4")])
+    assert scan.tile_status_dtype(same) == scan.tile_status_dtype(PAIR)
+
+
+# ---------------------------------------------------------------- CUB's layout
+
+
+def test_status_layout_comes_from_the_compiled_code():
+    # CCCL 3.5: numbers and 8-byte records pack with their status in one word
+    assert status_layout(np.dtype(np.int32), CC) == (8, 32)
+    assert status_layout(np.dtype(np.float64), CC) == (16, 32)
+    assert status_layout(PAIR, CC) == (16, 32)
+
+
+@pytest.mark.parametrize(("tiles", "tile_bytes"), [(1, 8), (7, 20), (131072, 16), (5, 4)])
+def test_a_row_holds_the_tiles_it_was_made_for(tiles, tile_bytes):
+    nbytes = status_row_bytes(tiles, tile_bytes, 32)
+    assert nbytes % 16 == 0
+    holds = (nbytes - STATUS_SLACK) // tile_bytes - 32  # what the generated code computes
+    assert tiles <= holds < tiles + 16 // tile_bytes + 1
+    # CUB's own size: each of its three arrays rounded to 256 bytes, plus 255
+    cub = sum(-(-(holds + 32) * b // 256) * 256 for b in (tile_bytes, 0, 0)) + 255
+    assert cub <= nbytes
+
+
+def test_the_status_unit_initialises_every_tile_it_holds():
+    name, source = status_unit(np.dtype(np.int32))
+    assert f"{name}_init(void* status, long long row_bytes)" in source
+    assert "InitializeStatus(num_tiles)" in source
+    assert "AllocationSize(num_tiles, needed)" in source
+
+
+LAYOUT_CHILD = textwrap.dedent(
+    """
+    import numpy as np
+    from scan._tile_status import status_layout
+    pair = np.dtype([("a", np.float32), ("b", np.float32)], align=True)
+    for dtype in (np.dtype(np.int32), pair):
+        print(*status_layout(dtype, (9, 0)))
+    """
+)
+
+
+@pytest.mark.skipif(toolkit_cccl() is None, reason=skip_reason())
+def test_status_layout_with_cccl_3_0(tmp_path):
+    out = run_with_cccl_3_0(LAYOUT_CHILD, tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    # CCCL 3.0 keeps records apart from their status: 4 + 2 x 8 bytes a tile
+    assert out.stdout.split() == ["8", "32", "20", "32"]
+
+
+# ---------------------------------------------------------------- kernels
+
+
+@cuda.jit(device=True)
+def compose(x, y):
+    return (x.a * y.a, y.a * x.b + y.b)
+
+
+def cumsum(src, dst, status):
+    items = cuda.local.array(8, np.int32)
+    base = cuda.blockIdx.x * 2048
+    block.load(src, base, items, oob_default=0)
+    block.inclusive_sum(items, prefix_op=scan.lookback, prefix_state=status)
+    block.store(dst, base, items)
+
+
+def recurrence(ab, h, status):
+    items = cuda.local.array(4, PAIR)
+    base = cuda.blockIdx.x * 512
+    block.load(ab[cuda.blockIdx.y], base, items, oob_default=(1.0, 0.0))
+    block.inclusive_scan(
+        items,
+        scan_op=compose,
+        prefix_op=scan.lookback,
+        prefix_state=status[cuda.blockIdx.y],
+        tile=cuda.blockIdx.x,
+    )
+    block.store(h[cuda.blockIdx.y], base, items)
+
+
+def _status(dtype, ndim):
+    return types.Array(from_dtype(scan.tile_status_dtype(dtype)), ndim, "C")
+
+
+def _ptx(codes):
+    from cuda.core import Linker, LinkerOptions, ObjectCode
+
+    objs = [ObjectCode.from_ltoir(c if isinstance(c, bytes) else c.data) for c in codes]
+    opts = LinkerOptions(arch="sm_90", link_time_optimization=True, ptx=True)
+    ptx = Linker(*objs, options=opts).link("ptx").code
+    return ptx.decode() if isinstance(ptx, bytes) else str(ptx)
+
+
+def _sass(cubin, tmp_path):
+    tool = shutil.which("cuobjdump") or next(
+        (str(p) for p in Path("/usr/local").glob("cuda*/bin/cuobjdump")), None
+    )
+    if tool is None:
+        return None
+    path = tmp_path / "k.cubin"
+    path.write_bytes(cubin)
+    return subprocess.run([tool, "-sass", str(path)], capture_output=True, text=True).stdout
+
+
+@pytest.mark.parametrize(
+    ("kernel", "argtypes", "threads"),
+    [
+        (cumsum, (types.int32[::1], types.int32[::1], _status(np.int32, 1)), 256),
+        (
+            recurrence,
+            (
+                types.Array(from_dtype(PAIR), 2, "C"),
+                types.Array(from_dtype(PAIR), 2, "C"),
+                _status(PAIR, 2),
+            ),
+            128,
+        ),
+    ],
+)
+def test_lookback_kernels_link_without_local_memory(kernel, argtypes, threads, tmp_path):
+    jitted = cuda.jit(kernel)
+    cubin = scan.compile(jitted, argtypes, cc=CC, block=threads)
+    assert cubin[:4] == b"\x7fELF"
+    # no stack frame: the look-back op and the tile state stay in registers
+    ptx = _ptx(scan.compile(jitted, argtypes, cc=CC, block=threads, output="ltoir"))
+    assert "__local_depot" not in ptx
+    sass = _sass(cubin, tmp_path)
+    if sass is not None:  # and no spills, where cuobjdump can show them
+        assert not re.search(r"\b(LDL|STL)\b", sass)
