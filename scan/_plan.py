@@ -728,7 +728,10 @@ def plan_scan(
             "prefix_op=scan.lookback reads; pass prefix_op=scan.lookback"
         )
     if tile is not None and not (isinstance(tile, ScalarFact) and tile.dtype.kind in "iu"):
-        raise ScanTypeError(f"{f}: tile= must be an integer (got {tile})")
+        raise ScanTypeError(
+            f"{f}: tile= must be an integer, the tile's index in the status (got "
+            f"{_fact_name(tile)}); e.g. tile=cuda.blockIdx.x"
+        )
     prefix: PrefixOp | None = None
     if prefix_op is not None:
         prefix = statefn.normalize(prefix_op, role="prefix")
@@ -845,7 +848,10 @@ def _check_lookback(
             "within the row (e.g. tile=cuda.blockIdx.x)"
         )
     if not status.contiguous:
-        raise ScanTypeError(f"{f}: prefix_state= must be a whole row of a tile status")
+        raise ScanTypeError(
+            f"{f}: prefix_state= must be a whole row of a tile status (got a strided view); "
+            "pass the status, or status[row] of a 2-D one"
+        )
     if block_aggregate is not None:
         raise PlanError(
             f"{f}: prefix_op=scan.lookback and block_aggregate= cannot be combined: the "

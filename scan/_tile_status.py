@@ -297,7 +297,7 @@ def tile_status(tiles: int | Sequence[int], dtype: Any, *, stream: Any = None) -
         ``prefix_op=scan.lookback``. Reset it before each later launch.
     """
     rows, count = _check_tiles(tuple(tiles) if isinstance(tiles, list) else tiles)
-    value_dtype = check_value_dtype("scan.tile_status", "dtype", np.dtype(dtype))
+    value_dtype = check_value_dtype("scan.tile_status", "values", np.dtype(dtype))
     if host_backend() is not None:  # the simulator
         return TileStatus(
             count, rows, value_dtype, simulated=[[None] * count for _ in range(rows or 1)]

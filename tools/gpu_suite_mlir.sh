@@ -17,9 +17,11 @@
 #           tests/gpu/test_mlir_records_gpu.py (the record programs and cases
 #           against their NumPy references), tests/gpu/test_mlir_reduce_gpu.py
 #           (block reduce against NumPy), tests/gpu/test_mlir_reverse_gpu.py and
-#           tests/gpu/test_mlir_warp_gpu.py (the reverse and warp scans' docs
-#           programs against NumPy) and the compile suites (on the device)
-#   sanitizers  the record, block-reduce and warp-scan GPU tests under
+#           tests/gpu/test_mlir_warp_gpu.py and tests/gpu/test_mlir_lookback_gpu.py
+#           (the reverse, warp and cross-block scans' docs programs against
+#           NumPy) and the compile suites (on the device)
+#   sanitizers  the record, block-reduce, warp-scan and cross-block (the tests
+#           marked sanitize) GPU tests under
 #           compute-sanitizer memcheck, racecheck, synccheck and initcheck, the
 #           four tools at once (sanitizer_mlir_<tool>.log)
 #   bench   bench/mlir_rowscan.py: GB/s per shape and configuration, LDL/STL
@@ -71,8 +73,10 @@ WARN='ignore::numba_cuda_mlir.numba_cuda.core.errors.NumbaPerformanceWarning'
 t0=$(date +%s)
 timeout "${MLIR_TEST_TIMEOUT:-300}" "$PY" -m pytest -q -p no:cacheprovider -W "$WARN" \
     tests/gpu/test_mlir_gpu.py tests/gpu/test_mlir_records_gpu.py tests/gpu/test_mlir_reduce_gpu.py \
-    tests/gpu/test_mlir_reverse_gpu.py tests/gpu/test_mlir_warp_gpu.py tests/scan/test_mlir_compile.py \
+    tests/gpu/test_mlir_reverse_gpu.py tests/gpu/test_mlir_warp_gpu.py \
+    tests/gpu/test_mlir_lookback_gpu.py tests/scan/test_mlir_compile.py \
     tests/scan/test_mlir_reduce.py tests/scan/test_mlir_reverse.py tests/scan/test_mlir_warp.py \
+    tests/scan/test_mlir_lookback.py \
     --junitxml="$OUT/mlir_tests.xml" >"$OUT/mlir_tests.log" 2>&1
 rc=$?
 line=$(grep -E '[0-9]+ (passed|failed)' "$OUT/mlir_tests.log" | tail -n 1)
@@ -88,7 +92,7 @@ if [ "${SANITIZE:-1}" != 0 ]; then
                 --error-exitcode 86 --print-limit 50 \
                 "$PY" -m pytest -q -p no:cacheprovider -W "$WARN" \
                 tests/gpu/test_mlir_records_gpu.py tests/gpu/test_mlir_reduce_gpu.py \
-                tests/gpu/test_mlir_warp_gpu.py \
+                tests/gpu/test_mlir_warp_gpu.py tests/gpu/test_mlir_lookback_gpu.py \
                 >"$OUT/sanitizer_mlir_$tool.log" 2>&1 &
             pids[$tool]=$!
         done

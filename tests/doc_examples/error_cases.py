@@ -21,6 +21,7 @@ from helpers.plans import reduce_plan, scan_plan, warp_plan
 from numba import cuda
 from numba.cuda import types as nbtypes
 
+import scan
 import statefn
 from scan import block
 from scan._numba_cuda._callbacks import lower
@@ -111,6 +112,13 @@ _FOREIGN_I8 = np.dtype(">i8" if np.little_endian else "<i8")
 
 def _scan(**kw: object) -> None:
     scan_plan(**{"values": I32, **kw})
+
+
+_STATUS = ArrayFact(scan.tile_status_dtype(np.int32), 1, memory="global")
+
+
+def _lookback(**kw: object) -> None:
+    scan_plan(**{"values": ITEMS, "prefix_op": scan.lookback, "prefix_state": _STATUS, **kw})
 
 
 def _reduce(**kw: object) -> None:
@@ -264,6 +272,32 @@ CASES: dict[str, Callable[[], object]] = {
         block=(1024, 1, 1),
         reverse=True,
     ),
+    # ---- cross-block scans
+    "lookback_without_status": lambda: _lookback(prefix_state=None),
+    "lookback_local_state": lambda: _lookback(prefix_state=STATE),
+    "lookback_status_dtype": lambda: _lookback(
+        prefix_state=ArrayFact(scan.tile_status_dtype(np.float32), 1)
+    ),
+    "lookback_2d_status": lambda: _lookback(
+        prefix_state=ArrayFact(scan.tile_status_dtype(np.int32), 2)
+    ),
+    "lookback_strided_status": lambda: _lookback(
+        prefix_state=ArrayFact(scan.tile_status_dtype(np.int32), 1, contiguous=False)
+    ),
+    "lookback_block_aggregate": lambda: _lookback(block_aggregate=ArrayFact(np.int32, 1, 1)),
+    "lookback_temp_storage": lambda: _lookback(temp_storage=ArrayFact(np.uint8)),
+    "lookback_reverse": lambda: _lookback(reverse=True),
+    "lookback_block_x": lambda: _lookback(block=(16, 4, 1)),
+    "lookback_exclusive_unseeded": lambda: _lookback(
+        function="exclusive_scan", mode="exclusive", scan_op="max"
+    ),
+    "lookback_float_tile": lambda: _lookback(tile=ScalarFact(np.float32)),
+    "tile_without_lookback": lambda: _scan(tile=I32),
+    "status_without_lookback": lambda: _scan(prefix_state=_STATUS),
+    "lookback_in_warp_scan": lambda: _warp(prefix_op=scan.lookback, prefix_state=_STATUS),
+    "tile_status_tiles": lambda: scan.tile_status(2.5, np.int32),  # type: ignore[arg-type]
+    "tile_status_dtype": lambda: scan.tile_status(4, np.complex64),
+    # ---- warp scans
     "warp_lanes": lambda: _warp(lanes=12),
     "warp_block_not_multiple": lambda: _warp(block=(48, 1, 1)),
     "warp_exclusive_unseeded": lambda: _warp(
