@@ -93,7 +93,9 @@ def status_dtype(value_dtype: np.dtype[Any]) -> np.dtype[Any]:
     Its first field's name carries a digest of `value_dtype`, so a kernel's
     types tell which values a status was made for.
     """
-    return np.dtype([(STATUS_FIELD + _tag(value_dtype), "<u8"), ("tile_status_words", "<u8")])
+    return np.dtype(
+        [(STATUS_FIELD + _tag(value_dtype), "<u8"), ("tile_status_words", "<u8")], align=True
+    )
 
 
 def is_status_dtype(dtype: np.dtype[Any]) -> bool:

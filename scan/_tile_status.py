@@ -325,18 +325,19 @@ def tile_status(tiles: int | Sequence[int], dtype: Any, *, stream: Any = None) -
 
 
 def _stream(stream: Any) -> Any:
-    """A cuda.core stream for `stream` (None: the legacy default stream)."""
-    from cuda.core import LEGACY_DEFAULT_STREAM, Stream
+    """A cuda.core stream for `stream` (None: the legacy default stream numba-cuda uses)."""
+    from cuda.core import LEGACY_DEFAULT_STREAM, Device, Stream
 
     if stream is None:
         return LEGACY_DEFAULT_STREAM
     if isinstance(stream, Stream):
         return stream
-    handle = getattr(stream, "handle", None)  # a numba-cuda stream
-    value = getattr(handle, "value", handle)
-    if isinstance(value, int):
-        return Stream.from_handle(value)
-    return stream  # cuda.core takes objects with __cuda_stream__
+    if hasattr(stream, "__cuda_stream__"):  # a numba-cuda, CuPy or torch stream
+        return Device().create_stream(stream)
+    raise TypeError(
+        f"stream must be a cuda.core Stream, an object with __cuda_stream__ (a numba-cuda "
+        f"stream), or None for the legacy default stream (got {type(stream).__name__})"
+    )
 
 
 _kernels: dict[tuple[str, tuple[int, int]], Any] = {}

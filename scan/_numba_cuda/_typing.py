@@ -35,7 +35,7 @@ from numba.cuda.core import ir
 from numba.cuda.core.rewrites import Rewrite, register_rewrite
 from numba.cuda.cudadecl import registry as typing_registry
 from numba.cuda.extending import core_models, register_model, typeof_impl
-from numba.cuda.np.numpy_support import as_dtype
+from numba.cuda.np.numpy_support import as_dtype, from_dtype
 from numba.cuda.typing.templates import AbstractTemplate, signature
 
 import statefn
@@ -43,7 +43,7 @@ import statefn
 from .. import block
 from .._calls import CALLS, bind, collect_facts, plan_call, public_functions
 from .._errors import ScanError
-from .._lookback import Lookback
+from .._lookback import Lookback, status_dtype
 from .._numba_facts import (
     IRFacts,
     NumbaFacts,
@@ -53,6 +53,7 @@ from .._numba_facts import (
     decode_call_facts,
 )
 from .._plan import Block, check_launch_bounds
+from .._tile_status import TileStatus
 
 __all__ = [
     "FUNCTIONS",
@@ -111,6 +112,12 @@ for _cls in (statefn.StatefulFunction, statefn.StatelessFunction, statefn.ScanOp
 typeof_impl.register(Refused)(lambda val, c: FACTS.refused_type(val.obj))
 register_model(FACTS.descriptor_type)(core_models.OpaqueModel)
 register_model(FACTS.refused_type)(core_models.OpaqueModel)
+# a tile status is passed as the array its __cuda_array_interface__ describes;
+# its dtype's fields (which name the values' dtype) are not in the interface's
+# typestr, so its type comes from the status
+typeof_impl.register(TileStatus)(
+    lambda val, c: types.Array(from_dtype(status_dtype(val.dtype)), len(val.shape), "C")
+)
 
 
 # ---------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from numba_cuda_mlir import extending
 from numba_cuda_mlir.models import OpaqueModel
 from numba_cuda_mlir.numba_cuda import types
 from numba_cuda_mlir.numba_cuda.core import ir
-from numba_cuda_mlir.numba_cuda.np.numpy_support import as_dtype
+from numba_cuda_mlir.numba_cuda.np.numpy_support import as_dtype, from_dtype
 from numba_cuda_mlir.numba_cuda.typing.templates import AbstractTemplate, signature
 
 import statefn
@@ -38,7 +38,7 @@ import statefn
 from .. import block
 from .._calls import bind, collect_facts, plan_call, public_functions
 from .._errors import ScanError
-from .._lookback import Lookback
+from .._lookback import Lookback, status_dtype
 from .._numba_facts import (
     IRFacts,
     NumbaFacts,
@@ -49,6 +49,7 @@ from .._numba_facts import (
     encode_call_facts,
 )
 from .._plan import Block
+from .._tile_status import TileStatus
 
 __all__ = [
     "FUNCTIONS",
@@ -82,6 +83,11 @@ for _cls in (statefn.StatefulFunction, statefn.StatelessFunction, statefn.ScanOp
 extending.typeof_impl.register(Refused)(lambda val, c: FACTS.refused_type(val.obj))
 extending.register_model(FACTS.descriptor_type)(OpaqueModel)
 extending.register_model(FACTS.refused_type)(OpaqueModel)
+# a tile status: the array its __cuda_array_interface__ describes, typed from
+# the status (the interface's typestr has no fields)
+extending.typeof_impl.register(TileStatus)(
+    lambda val, c: types.Array(from_dtype(status_dtype(val.dtype)), len(val.shape), "C")
+)
 
 
 # ---------------------------------------------------------------------------

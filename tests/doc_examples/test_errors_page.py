@@ -38,6 +38,7 @@ CHECKED_MODULES = [
     "scan/_build.py",
     "scan/block.py",
     "scan/_compile.py",
+    "scan/_tile_status.py",
     "scan/_numba_cuda/__init__.py",
     "scan/_numba_cuda/_typing.py",
     "scan/_numba_facts.py",

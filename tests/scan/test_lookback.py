@@ -249,3 +249,45 @@ def test_lookback_kernels_link_without_local_memory(kernel, argtypes, threads, t
     sass = _sass(cubin, tmp_path)
     if sass is not None:  # and no spills, where cuobjdump can show them
         assert not re.search(r"\b(LDL|STL)\b", sass)
+
+
+# ---------------------------------------------------------------- the status as an argument
+
+
+def _device_status(rows: int | None) -> scan.TileStatus:
+    """A status as tile_status makes one on a GPU (no memory behind it: never launched)."""
+    from scan._tile_status import TileStatus
+
+    return TileStatus(100, rows, np.dtype(np.int32), row_bytes=2048, address=1 << 20, cc=CC)
+
+
+def test_a_status_is_typed_as_an_array_of_its_status_dtype():
+    # the array interface's typestr ('|V16') has no fields: numba-cuda would type
+    # the status as an array of void; the front end types it from the status
+    from numba.cuda.typing.typeof import typeof
+
+    status = _device_status(3)
+    element = from_dtype(scan.tile_status_dtype(np.int32))
+    assert typeof(status) == types.Array(element, 2, "C")
+    assert typeof(status[1]) == types.Array(element, 1, "C")
+
+
+def test_the_array_interface_describes_the_rows():
+    status = _device_status(3)
+    cai = status.__cuda_array_interface__
+    assert cai["shape"] == (3, 128)
+    assert np.dtype(cai["typestr"]).itemsize == 16  # what numba-cuda passes: bytes per element
+    row = status[2].__cuda_array_interface__
+    assert row["shape"] == (128,)
+    assert row["data"][0] == (1 << 20) + 2 * 2048
+
+
+def test_a_status_is_typed_by_numba_cuda_mlir_too():
+    pytest.importorskip("numba_cuda_mlir", reason="numba-cuda-mlir is not installed")
+    import scan._numba_cuda_mlir  # noqa: F401  (registers its typing)
+    from numba_cuda_mlir.numba_cuda import types as mtypes
+    from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype as mfrom_dtype
+    from numba_cuda_mlir.numba_cuda.typing.typeof import typeof as mtypeof
+
+    element = mfrom_dtype(scan.tile_status_dtype(np.int32))
+    assert mtypeof(_device_status(None)) == mtypes.Array(element, 1, "C")
