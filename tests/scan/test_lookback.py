@@ -284,10 +284,11 @@ def test_the_array_interface_describes_the_rows():
 
 def test_a_status_is_typed_by_numba_cuda_mlir_too():
     pytest.importorskip("numba_cuda_mlir", reason="numba-cuda-mlir is not installed")
-    import scan._numba_cuda_mlir  # noqa: F401  (registers its typing)
     from numba_cuda_mlir.numba_cuda import types as mtypes
     from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype as mfrom_dtype
     from numba_cuda_mlir.numba_cuda.typing.typeof import typeof as mtypeof
+
+    import scan._numba_cuda_mlir
 
     element = mfrom_dtype(scan.tile_status_dtype(np.int32))
     assert mtypeof(_device_status(None)) == mtypes.Array(element, 1, "C")
