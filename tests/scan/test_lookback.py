@@ -154,10 +154,35 @@ def test_the_status_unit_initialises_every_tile_it_holds():
 LAYOUT_CHILD = textwrap.dedent(
     """
     import numpy as np
+    from numba import cuda
+    from numba.cuda import types
+    from numba.cuda.np.numpy_support import from_dtype
+    import scan
+    from scan import block
     from scan._tile_status import status_layout
+
     pair = np.dtype([("a", np.float32), ("b", np.float32)], align=True)
+
+    @cuda.jit(device=True)
+    def compose(x, y):
+        return (x.a * y.a, y.a * x.b + y.b)
+
+    @cuda.jit
+    def recurrence(ab, h, status):
+        items = cuda.local.array(4, pair)
+        base = cuda.blockIdx.x * 512
+        block.load(ab, base, items, oob_default=(1.0, 0.0))
+        block.inclusive_scan(items, scan_op=compose, prefix_op=scan.lookback, prefix_state=status)
+        block.store(h, base, items)
+
     for dtype in (np.dtype(np.int32), pair):
         print(*status_layout(dtype, (9, 0)))
+    # records kept apart from their status: CUB's Init reports errors through
+    # CubDebug, which needs no device runtime with CUB_DISABLE_CDP
+    pairs = types.Array(from_dtype(pair), 1, "C")
+    status = types.Array(from_dtype(scan.tile_status_dtype(pair)), 1, "C")
+    cubin = scan.compile(recurrence, (pairs, pairs, status), cc=(9, 0), block=128)
+    print("linked" if cubin[:4] == b"\\x7fELF" else "not a cubin")
     """
 )
 
@@ -167,7 +192,7 @@ def test_status_layout_with_cccl_3_0(tmp_path):
     out = run_with_cccl_3_0(LAYOUT_CHILD, tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     # CCCL 3.0 keeps records apart from their status: 4 + 2 x 8 bytes a tile
-    assert out.stdout.split() == ["8", "32", "20", "32"]
+    assert out.stdout.split() == ["8", "32", "20", "32", "linked"]
 
 
 # ---------------------------------------------------------------- kernels
@@ -292,3 +317,63 @@ def test_a_status_is_typed_by_numba_cuda_mlir_too():
 
     element = mfrom_dtype(scan.tile_status_dtype(np.int32))
     assert mtypeof(_device_status(None)) == mtypes.Array(element, 1, "C")
+
+
+TRIPLE = np.dtype([("x", np.float32), ("y", np.float32), ("n", np.int32)], align=True)
+
+
+@pytest.mark.parametrize("algorithm", ["raking", "raking_memoize", "warp_scans"])
+@pytest.mark.parametrize(
+    ("dtype", "mode", "op", "seeded"),
+    [
+        (np.int8, "exclusive", "+", False),
+        (np.uint64, "inclusive", "max", False),
+        (np.float64, "exclusive", "min", True),
+    ],
+)
+def test_lookback_providers_compile(algorithm, dtype, mode, op, seeded):
+    from scan._compile import compile_provider
+    from scan._primitives.block_scan import render_scan
+
+    value = np.dtype(dtype)
+    plan = scan_plan(
+        function=f"{mode}_scan",
+        mode=mode,
+        scan_op=op,
+        initial_value=ScalarFact(value) if seeded else None,
+        values=ArrayFact(value, 1, 3),
+        prefix_op=scan.lookback,
+        prefix_state=ArrayFact(scan.tile_status_dtype(value), 1),
+        algorithm=algorithm,
+        block=(64, 2, 1),
+    )
+    provider = compile_provider(plan.symbol, render_scan(plan), cc=CC)
+    assert provider.ltoir
+
+
+@cuda.jit(device=True)
+def running_mean(a, b):
+    return (a.x + b.x, a.y + b.y, a.n + b.n)
+
+
+@pytest.mark.parametrize("algorithm", ["raking", "warp_scans"])
+def test_twelve_byte_records_link(algorithm, tmp_path):
+    # never packed with their status (not a power of two): CUB's separate arrays
+    def kernel(src, dst, status):
+        items = cuda.local.array(3, TRIPLE)
+        base = cuda.blockIdx.x * 384
+        block.load(src, base, items)
+        block.inclusive_scan(
+            items,
+            scan_op=running_mean,
+            prefix_op=scan.lookback,
+            prefix_state=status,
+            algorithm=algorithm,
+        )
+        block.store(dst, base, items)
+
+    triples = types.Array(from_dtype(TRIPLE), 1, "C")
+    cubin = scan.compile(
+        cuda.jit(kernel), (triples, triples, _status(TRIPLE, 1)), cc=CC, block=(64, 2, 1)
+    )
+    assert cubin[:4] == b"\x7fELF"
