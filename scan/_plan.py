@@ -270,7 +270,8 @@ class ScanPlan(ScanLikePlan):
         Whether the prefix comes from the earlier tiles of a tile status
         (``prefix_op=scan.lookback``; ``prefix_op`` is then None): CUB's
         decoupled look-back across blocks. The initial value, if any, seeds
-        tile 0 only.
+        tile 0 only. With ``reverse``, tile 0 is the sequence's last and the
+        earlier tiles lie to the right: the prefix is their suffix.
     """
 
     function: str
@@ -714,7 +715,7 @@ def plan_scan(
 
     lookback = isinstance(prefix_op, Lookback)
     if lookback:
-        _check_lookback(f, value_dtype, prefix_state, block_aggregate, temp_storage, block, reverse)
+        _check_lookback(f, value_dtype, prefix_state, block_aggregate, temp_storage, block)
         prefix_op = prefix_state = None
     elif tile is not None:
         raise PlanError(
@@ -817,7 +818,6 @@ def _check_lookback(
     block_aggregate: ArrayFact | None,
     temp_storage: ArrayFact | None,
     block: Block,
-    reverse: object,
 ) -> None:
     """Refuse what a look-back scan (``prefix_op=scan.lookback``) cannot take."""
     make = f"scan.tile_status(tiles, np.{value_dtype.name})"
@@ -861,12 +861,6 @@ def _check_lookback(
         raise PlanError(
             f"{f}: prefix_op=scan.lookback uses library-owned temp storage (the scan's and the "
             "look-back's); drop temp_storage="
-        )
-    if reverse:
-        raise PlanError(
-            f"{f}: reverse=True cannot be combined with prefix_op=scan.lookback; number the "
-            "tiles from the end of the sequence and scan each forward, or use one block per "
-            "row with a stateful prefix_op"
         )
     if block[0] % 32 != 0:
         raise PlanError(

@@ -326,7 +326,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> None: ...
 @overload
@@ -404,7 +404,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> ValueT: ...
 @overload
@@ -503,7 +503,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> None: ...
 @overload
@@ -581,7 +581,7 @@ def scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> _RecordT: ...
 @overload
@@ -710,7 +710,7 @@ def inclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> None: ...
 @overload
@@ -776,7 +776,7 @@ def inclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> ValueT: ...
 @overload
@@ -895,7 +895,7 @@ def exclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> None: ...
 @overload
@@ -961,7 +961,7 @@ def exclusive_sum(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> ValueT: ...
 @overload
@@ -1086,7 +1086,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> None: ...
 @overload
@@ -1160,7 +1160,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> ValueT: ...
 @overload
@@ -1254,7 +1254,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> None: ...
 @overload
@@ -1328,7 +1328,7 @@ def inclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> _RecordT: ...
 @overload
@@ -1459,7 +1459,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> None: ...
 @overload
@@ -1551,7 +1551,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> ValueT: ...
 @overload
@@ -1663,7 +1663,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> None: ...
 @overload
@@ -1737,7 +1737,7 @@ def exclusive_scan(
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
-    reverse: Literal[False] = False,
+    reverse: bool = False,
     tile: int | None = None,
 ) -> _RecordT: ...
 @overload

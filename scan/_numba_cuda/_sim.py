@@ -1074,7 +1074,8 @@ def _run_lookback(
     inclusive prefix published (the GPU may find some as aggregates only and
     combine them; the integer results are the same, floating-point ones may
     round differently). Tile 0 takes no prefix (the initial value seeds it, if
-    given); tile ``t`` takes tile ``t - 1``'s inclusive prefix.
+    given); tile ``t`` takes tile ``t - 1``'s inclusive prefix. In a reverse
+    scan the earlier tiles are those to the right: the prefix is their suffix.
     """
     if rank == 0:
         try:
@@ -1121,7 +1122,12 @@ def _lookback_prefix(thread: Any, plan: ScanPlan, call: _Call, options: Mapping[
             "since the last launch; on a GPU later tiles would read stale prefixes. Call "
             "status.reset() before each launch, and give each block its own tile"
         )
-    combine = _combiner(plan.scan_op, plan.value_dtype)
+    op = _combiner(plan.scan_op, plan.value_dtype)
+
+    def combine(earlier: Any, tile_items: Any) -> Any:
+        # a reverse scan's earlier tiles lie to the right of this one's items
+        return op(tile_items, earlier) if plan.reverse else op(earlier, tile_items)
+
     aggregate = call.aggregate
     if tile == 0:
         prefix = _NO_PREFIX

@@ -58,7 +58,7 @@ _BLOCK = _Flavour(
         opt("threads", "_Threads | None"),
         opt("items_per_thread", "int | None"),
         opt("auto_sync", "bool"),
-        opt("reverse", "Literal[False]"),
+        opt("reverse", "bool"),
         opt("tile", "int | None"),
     ),
 )

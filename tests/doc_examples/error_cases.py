@@ -286,7 +286,6 @@ CASES: dict[str, Callable[[], object]] = {
     ),
     "lookback_block_aggregate": lambda: _lookback(block_aggregate=ArrayFact(np.int32, 1, 1)),
     "lookback_temp_storage": lambda: _lookback(temp_storage=ArrayFact(np.uint8)),
-    "lookback_reverse": lambda: _lookback(reverse=True),
     "lookback_block_x": lambda: _lookback(block=(16, 4, 1)),
     "lookback_exclusive_unseeded": lambda: _lookback(
         function="exclusive_scan", mode="exclusive", scan_op="max"

@@ -78,7 +78,6 @@ def test_a_lookback_plan_has_no_callback_and_its_own_key():
             r"block_aggregate= cannot be combined",
         ),
         ({"temp_storage": ArrayFact(np.uint8)}, PlanError, r"drop temp_storage="),
-        ({"reverse": True}, PlanError, r"reverse=True cannot be combined"),
         ({"block": (16, 2, 1)}, PlanError, r"x dimension to be a multiple of 32"),
         (
             {"function": "exclusive_scan", "mode": "exclusive", "scan_op": "max"},
@@ -101,6 +100,13 @@ def test_tile_without_lookback_is_refused():
 def test_a_status_with_another_prefix_op_is_refused():
     with pytest.raises(PlanError, match=r"only prefix_op=scan.lookback reads"):
         scan_plan(prefix_state=INT_STATUS)
+
+
+def test_a_reverse_lookback_plan():
+    plan = lookback_plan(reverse=True)
+    assert plan.lookback
+    assert plan.reverse
+    assert plan.key != lookback_plan().key
 
 
 def test_an_initial_value_seeds_tile_zero():
@@ -324,14 +330,15 @@ TRIPLE = np.dtype([("x", np.float32), ("y", np.float32), ("n", np.int32)], align
 
 @pytest.mark.parametrize("algorithm", ["raking", "raking_memoize", "warp_scans"])
 @pytest.mark.parametrize(
-    ("dtype", "mode", "op", "seeded"),
+    ("dtype", "mode", "op", "seeded", "reverse"),
     [
-        (np.int8, "exclusive", "+", False),
-        (np.uint64, "inclusive", "max", False),
-        (np.float64, "exclusive", "min", True),
+        (np.int8, "exclusive", "+", False, False),
+        (np.uint64, "inclusive", "max", False, False),
+        (np.float64, "exclusive", "min", True, False),
+        (np.float32, "inclusive", "+", False, True),
     ],
 )
-def test_lookback_providers_compile(algorithm, dtype, mode, op, seeded):
+def test_lookback_providers_compile(algorithm, dtype, mode, op, seeded, reverse):
     from scan._compile import compile_provider
     from scan._primitives.block_scan import render_scan
 
@@ -346,6 +353,7 @@ def test_lookback_providers_compile(algorithm, dtype, mode, op, seeded):
         prefix_state=ArrayFact(scan.tile_status_dtype(value), 1),
         algorithm=algorithm,
         block=(64, 2, 1),
+        reverse=reverse,
     )
     provider = compile_provider(plan.symbol, render_scan(plan), cc=CC)
     assert provider.ltoir

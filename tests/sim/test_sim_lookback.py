@@ -306,3 +306,78 @@ def test_tile_status_arguments_are_checked() -> None:
         status[2]
     with pytest.raises(TypeError, match=r"one row"):
         scan.tile_status(5, np.float32)[0]
+
+
+# --------------------------------------------------------------------------
+# reverse=True: tile 0 is the sequence's last, the prefix is the suffix to the right
+
+PAIR64 = np.dtype([("a", np.float64), ("b", np.float64)], align=True)
+
+
+@functools.cache
+def suffix_kernel(threads: int, ipt: int) -> Any:
+    TILE = threads * ipt
+
+    @cuda.jit
+    def kernel(src: Any, dst: Any, status: Any) -> None:
+        items = cuda.local.array(ipt, np.int64)
+        last = (src.shape[0] - 1) // TILE
+        base = (last - cuda.blockIdx.x) * TILE  # tile t is the t-th from the end
+        block.load(src, base, items, oob_default=0)
+        block.inclusive_sum(items, prefix_op=scan.lookback, prefix_state=status, reverse=True)
+        block.store(dst, base, items)
+
+    return kernel
+
+
+@functools.cache
+def backward_kernel(threads: int, ipt: int) -> Any:
+    TILE = threads * ipt
+
+    @cuda.jit
+    def kernel(ab: Any, out: Any, status: Any) -> None:
+        items = cuda.local.array(ipt, PAIR64)
+        last = (ab.shape[0] - 1) // TILE
+        base = (last - cuda.blockIdx.x) * TILE
+        block.load(ab, base, items, oob_default=(1.0, 0.0))
+        block.exclusive_scan(
+            items,
+            scan_op=compose,
+            initial_value=(1.0, 0.0),
+            prefix_op=scan.lookback,
+            prefix_state=status,
+            reverse=True,
+        )
+        block.store(out, base, items)
+
+    return kernel
+
+
+@pytest.mark.sanitize
+@pytest.mark.parametrize("n", [1, 96, 97, 700] if not ON_GPU else [1, 97, 300_001])
+def test_reverse_suffix_sums_across_blocks(n: int) -> None:
+    x = np.random.default_rng(n).integers(-9, 9, n).astype(np.int64)
+    tiles = -(-n // (32 * 3))
+    out = np.zeros_like(x)
+    suffix_kernel(32, 3)[tiles, 32](x, out, scan.tile_status(tiles, np.int64))
+    np.testing.assert_array_equal(out, np.cumsum(x[::-1])[::-1])
+
+
+@pytest.mark.sanitize
+@pytest.mark.parametrize("n", [5, 200] if not ON_GPU else [5, 100_003])
+def test_reverse_exclusive_record_scan_keeps_the_operand_order(n: int) -> None:
+    # compose is not commutative: each item gets the maps after it, in order
+    rng = np.random.default_rng(n)
+    ab = np.zeros(n, PAIR64)
+    ab["a"] = rng.uniform(0.99, 1.01, n)  # products of 10**5 of them stay normal
+    ab["b"] = rng.standard_normal(n)
+    tiles = -(-n // (32 * 3))
+    out = np.zeros_like(ab)
+    backward_kernel(32, 3)[tiles, 32](ab, out, scan.tile_status(tiles, PAIR64))
+    want_a, want_b = np.ones(n), np.zeros(n)
+    acc_a, acc_b = 1.0, 0.0  # the identity map: nothing after the last item
+    for t in range(n - 1, -1, -1):
+        want_a[t], want_b[t] = acc_a, acc_b
+        acc_a, acc_b = ab["a"][t] * acc_a, acc_a * ab["b"][t] + acc_b  # item t, then the rest
+    np.testing.assert_allclose(out["a"], want_a, rtol=1e-8)
+    np.testing.assert_allclose(out["b"], want_b, rtol=1e-8, atol=1e-8 * np.sqrt(n))

@@ -34,6 +34,20 @@ def cumsum(
 
 
 @cuda.jit
+def suffix_sums(
+    src: NDArray[np.int32], dst: NDArray[np.int32], status: scan.TileStatus[np.int32]
+) -> None:
+    items = cuda.local.array(ITEMS, np.int32)
+    base = (src.shape[0] - 1) // (THREADS * ITEMS) * THREADS * ITEMS
+    base -= cuda.blockIdx.x * THREADS * ITEMS  # tile t is the t-th from the end
+    block.load(src, base, items, oob_default=0, threads=THREADS)
+    block.inclusive_sum(
+        items, prefix_op=scan.lookback, prefix_state=status, reverse=True, threads=THREADS
+    )
+    block.store(dst, base, items, threads=THREADS)
+
+
+@cuda.jit
 def row_maxima(
     src: NDArray[np.float32], dst: NDArray[np.float32], status: scan.TileStatus[np.float32]
 ) -> None:
@@ -76,6 +90,7 @@ _F2 = types.float32[:, ::1]
 _PAIRS = from_dtype(PAIR)[::1]
 KERNELS: list[tuple[Callable[..., None], tuple[Any, ...]]] = [
     (cumsum.py_func, (_VEC, _VEC, _INT_STATUS)),
+    (suffix_sums.py_func, (_VEC, _VEC, _INT_STATUS)),
     (row_maxima.py_func, (_F2, _F2, _FLOAT_STATUS)),
     (recurrence.py_func, (_PAIRS, _PAIRS, _PAIR_STATUS)),
 ]
