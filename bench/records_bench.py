@@ -717,6 +717,66 @@ def build_nvcc_unit(
     return unit
 
 
+def run_outcome(bench: str, entries: Sequence[Any], setup_errors: Sequence[str]) -> int:
+    """Print a benchmark's last lines (contenders, failures, what could not be set up);
+    its exit status: 1 when a contender failed its check, one could not be set up, or
+    none ran."""
+    failed = [e for e in entries if not e.ok]
+    print(
+        f"{bench}: {len(entries)} contenders, {len(failed)} failed, "
+        f"{len(setup_errors)} could not be set up",
+        flush=True,
+    )
+    for line in setup_errors:
+        print(f"  not set up: {line[:300]}", flush=True)
+    return 1 if failed or setup_errors or not entries else 0
+
+
+def compile_in_processes(
+    bench: str,
+    jobs: dict[Any, tuple[str, tuple[Any, ...]]],
+    job: Callable[..., dict[str, Any]],
+    cc: tuple[int, int],
+    out_dir: Path,
+) -> dict[Any, dict[str, Any] | str]:
+    """Run ``job(*args, cc, str(out_dir))`` for every ``key: (label, args)`` of `jobs`.
+
+    The benchmarks' ``scan.compile`` of their project kernels, in a process
+    pool (spawned: no CUDA state; the processes fill the shared disk cache).
+    Returns each job's result dict, or its error message; prints each failure
+    under its label and one summary line for `bench`.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    workers = max(1, min(len(jobs), os.cpu_count() or 1))
+    results: dict[Any, dict[str, Any] | str] = {}
+    started = time.perf_counter()
+    seconds = 0.0
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+        futures = {
+            pool.submit(job, *args, cc, str(out_dir)): key for key, (_, args) in jobs.items()
+        }
+        for future in concurrent.futures.as_completed(futures):
+            key = futures[future]
+            try:
+                done = future.result()
+            except Exception as exc:
+                message = f"{type(exc).__name__}: {exc}".replace("\n", " | ")[:600]
+                results[key] = message
+                print(f"  project {jobs[key][0]}: FAILED {message}", flush=True)
+                continue
+            seconds += float(done.get("seconds", 0.0))
+            results[key] = done
+    failed = sum(isinstance(r, str) for r in results.values())
+    print(
+        f"{bench}: project: {len(jobs)} kernels via scan.compile (sm_{cc[0]}{cc[1]}) in "
+        f"{time.perf_counter() - started:.1f} s wall, {workers} processes "
+        f"({seconds:.1f} s summed); {failed} failed",
+        flush=True,
+    )
+    return results
+
+
 def build_nvcc_units(
     bench: str,
     units: list[Any],
@@ -806,45 +866,22 @@ def build_project(
     quick: bool, build_dir: Path, cc: tuple[int, int], tasks: Sequence[str] = TASKS
 ) -> dict[tuple[str, Config], ProjectBuild]:
     """``scan.compile`` every project kernel in a process pool (spawned: no CUDA state)."""
-    out_dir = build_dir / "project"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    jobs = [(task, cfg) for task in tasks for cfg in configs(quick)]
-    workers = max(1, min(len(jobs), os.cpu_count() or 1))
-    results: dict[tuple[str, Config], ProjectBuild] = {}
-    started = time.perf_counter()
-    seconds = 0.0
-    context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = {
-            pool.submit(
-                _compile_project_job,
-                task,
-                (cfg.threads, cfg.items, cfg.io, cfg.algo),
-                cc,
-                str(out_dir),
-            ): (task, cfg)
-            for task, cfg in jobs
-        }
-        for future in concurrent.futures.as_completed(futures):
-            key = futures[future]
-            try:
-                done = future.result()
-            except Exception as exc:
-                message = f"{type(exc).__name__}: {exc}".replace("\n", " | ")[:600]
-                results[key] = ProjectBuild(False, message)
-                print(f"  project {key[1].symbol(key[0])}: FAILED {message}", flush=True)
-                continue
-            seconds += done["seconds"]
-            results[key] = ProjectBuild(
-                True, "scan.compile ok", done["cubin"], done["ldl"], done["stl"], done["regs"]
-            )
-    wall = time.perf_counter() - started
-    failed = sum(1 for r in results.values() if not r.ok)
-    print(
-        f"records_bench: project: {len(jobs)} kernels via scan.compile (sm_{cc[0]}{cc[1]}) in "
-        f"{wall:.1f} s wall, {workers} processes ({seconds:.1f} s summed); {failed} failed",
-        flush=True,
+    jobs = {
+        (task, cfg): (cfg.symbol(task), (task, (cfg.threads, cfg.items, cfg.io, cfg.algo)))
+        for task in tasks
+        for cfg in configs(quick)
+    }
+    done = compile_in_processes(
+        "records_bench", jobs, _compile_project_job, cc, build_dir / "project"
     )
+    results: dict[tuple[str, Config], ProjectBuild] = {}
+    for key, r in done.items():
+        if isinstance(r, str):
+            results[key] = ProjectBuild(False, r)
+        else:
+            results[key] = ProjectBuild(
+                True, "scan.compile ok", r["cubin"], r["ldl"], r["stl"], r["regs"]
+            )
     for (task, cfg), r in sorted(results.items(), key=lambda kv: kv[0][1].symbol(kv[0][0])):
         if r.ok:
             local = f"regs={r.regs} LDL={r.ldl} STL={r.stl}" if r.ldl >= 0 else "no cuobjdump"

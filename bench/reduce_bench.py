@@ -103,7 +103,6 @@ import argparse
 import concurrent.futures
 import csv
 import functools
-import multiprocessing
 import os
 import sys
 import tempfile
@@ -359,40 +358,22 @@ def build_project(
     cfgs: Sequence[Config], tasks: Sequence[str], build_dir: Path, cc: tuple[int, int]
 ) -> dict[tuple[str, Config], ProjectBuild]:
     """``scan.compile`` every project kernel in a process pool (spawned: no CUDA state)."""
-    out_dir = build_dir / "project"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    jobs = [(task, cfg) for task in tasks for cfg in cfgs]
-    workers = max(1, min(len(jobs), os.cpu_count() or 1))
-    results: dict[tuple[str, Config], ProjectBuild] = {}
-    started = time.perf_counter()
-    context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = {
-            pool.submit(
-                _compile_project_job,
-                task,
-                (cfg.threads, cfg.items, cfg.io, cfg.algo),
-                cc,
-                str(out_dir),
-            ): (task, cfg)
-            for task, cfg in jobs
-        }
-        for future in concurrent.futures.as_completed(futures):
-            key = futures[future]
-            try:
-                done = future.result()
-            except Exception as exc:
-                message = f"{type(exc).__name__}: {exc}".replace("\n", " | ")[:600]
-                results[key] = ProjectBuild(False, message)
-                print(f"  project {key[1].symbol(key[0])}: FAILED {message}", flush=True)
-                continue
-            results[key] = ProjectBuild(True, "scan.compile ok", done["cubin"], done["seconds"])
-    failed = sum(1 for r in results.values() if not r.ok)
-    print(
-        f"reduce_bench: project: {len(jobs)} kernels via scan.compile (sm_{cc[0]}{cc[1]}) in "
-        f"{time.perf_counter() - started:.1f} s wall, {workers} processes; {failed} failed",
-        flush=True,
+    from records_bench import compile_in_processes
+
+    jobs = {
+        (task, cfg): (cfg.symbol(task), (task, (cfg.threads, cfg.items, cfg.io, cfg.algo)))
+        for task in tasks
+        for cfg in cfgs
+    }
+    done = compile_in_processes(
+        "reduce_bench", jobs, _compile_project_job, cc, build_dir / "project"
     )
+    results: dict[tuple[str, Config], ProjectBuild] = {}
+    for key, r in done.items():
+        if isinstance(r, str):
+            results[key] = ProjectBuild(False, r)
+        else:
+            results[key] = ProjectBuild(True, "scan.compile ok", r["cubin"], r["seconds"])
     return results
 
 
@@ -1117,16 +1098,9 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "reduce.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
         write_csv(groups, args.out / "reduce.csv")
-    entries = [e for g in groups for e in g.entries]
-    failed = [e for e in entries if not e.ok]
-    print(
-        f"reduce_bench: {len(entries)} contenders, {len(failed)} failed, "
-        f"{len(SETUP_ERRORS)} could not be set up",
-        flush=True,
-    )
-    for line in SETUP_ERRORS:
-        print(f"  not set up: {line[:300]}", flush=True)
-    return 1 if failed or SETUP_ERRORS or not entries else 0
+    from records_bench import run_outcome
+
+    return run_outcome("reduce_bench", [e for g in groups for e in g.entries], SETUP_ERRORS)
 
 
 if __name__ == "__main__":

@@ -81,8 +81,6 @@ import argparse
 import concurrent.futures
 import csv
 import functools
-import multiprocessing
-import os
 import sys
 import tempfile
 import time
@@ -331,39 +329,17 @@ def build_project(
 
     Returns ``{(task, cfg): (ok, cubin path or the error)}``.
     """
-    out_dir = build_dir / "project"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    jobs = [(task, cfg) for task in tasks for cfg in cfgs]
-    workers = max(1, min(len(jobs), os.cpu_count() or 1))
-    results: dict[tuple[str, Config], tuple[bool, str]] = {}
-    started = time.perf_counter()
-    context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = {
-            pool.submit(
-                _compile_project_job,
-                task,
-                (cfg.threads, cfg.items, cfg.algo, cfg.io),
-                cc,
-                str(out_dir),
-            ): (task, cfg)
-            for task, cfg in jobs
-        }
-        for future in concurrent.futures.as_completed(futures):
-            task, cfg = futures[future]
-            try:
-                results[task, cfg] = (True, future.result()["cubin"])
-            except Exception as exc:
-                message = f"{type(exc).__name__}: {exc}".replace("\n", " | ")[:600]
-                results[task, cfg] = (False, message)
-                print(f"  project {task} {cfg.label}: FAILED {message}", flush=True)
-    failed = sum(1 for ok, _ in results.values() if not ok)
-    print(
-        f"reverse_bench: project: {len(jobs)} kernels via scan.compile (sm_{cc[0]}{cc[1]}) in "
-        f"{time.perf_counter() - started:.1f} s wall, {workers} processes; {failed} failed",
-        flush=True,
+    from records_bench import compile_in_processes
+
+    jobs = {
+        (task, cfg): (f"{task} {cfg.label}", (task, (cfg.threads, cfg.items, cfg.algo, cfg.io)))
+        for task in tasks
+        for cfg in cfgs
+    }
+    done = compile_in_processes(
+        "reverse_bench", jobs, _compile_project_job, cc, build_dir / "project"
     )
-    return results
+    return {k: (False, r) if isinstance(r, str) else (True, r["cubin"]) for k, r in done.items()}
 
 
 # ---------------------------------------------------------------------------- CUB C++ units

@@ -13,6 +13,9 @@ does not cost the others), in priority order:
                     recurrence) against CUB C++ and Triton (``reverse_bench.py``)
 ``warp``            per-warp row scans (``scan.warp`` with a prefix callback, one row
                     per warp) against CUB C++ ``WarpScan`` (``warp_bench.py``)
+``lookback``        cross-block single-pass scans (``prefix_op=scan.lookback``: a whole
+                    array, or every row, in one launch) against CUB C++ ``DeviceScan``
+                    (``lookback_bench.py``)
 ``triton``          the Triton kernel (``triton_rowscan.py``)
 ``peers``           copy, torch.cumsum, cupy.cumsum (``peers.py --which basic``)
 ``first_launch``    time to first launch, cold and warm cache (``rowscan.py --first-launch``)
@@ -61,6 +64,10 @@ CALLBACK_TARGET = 1.02
 FIRST_LAUNCH_TARGET = 1.2
 #: block reduce: CUB time / project time in the same configuration must reach this
 REDUCE_TARGET = 0.98
+#: look-back scans: best CUB DeviceScan time / best project time (reset + scan) must reach this
+LOOKBACK_TARGET = 0.95
+#: look-back scans of 16 rows: one-block-per-row time / look-back time must reach this
+LOOKBACK_ONE_BLOCK_TARGET = 5.0
 
 PART_NAMES = (
     "project_int32",
@@ -68,6 +75,7 @@ PART_NAMES = (
     "reduce",
     "reverse",
     "warp",
+    "lookback",
     "triton",
     "peers",
     "first_launch",
@@ -99,6 +107,8 @@ class Report:
     reverse: list[dict[str, str]] = field(default_factory=list)
     #: the per-warp scan part's RESULT records (``bench=warp``)
     warp: list[dict[str, str]] = field(default_factory=list)
+    #: the look-back scan part's RESULT records (``bench=lookback``)
+    lookback: list[dict[str, str]] = field(default_factory=list)
     parts: list[PartOutcome] = field(default_factory=list)
     project_sass: str = ""
     cub_sass_text: str = ""
@@ -366,6 +376,12 @@ def write_csv(report: Report, path: Path) -> None:
             row += [_fmt(_f(r, "vs_best_cub"), 4) if project else "", "", "", ""]
             row += ["warp", r.get("task", "")]
             row.append(_fmt(_f(r, "speed_ratio"), 4) if project else "")
+            writer.writerow(row)
+        # look-back scans: vs_best_cub of every record (no same-configuration CUB kernel)
+        for r in report.lookback:
+            row = [r.get(c, "") for c in columns[:11]]
+            row += [_fmt(_f(r, "vs_best_cub"), 4), "", "", ""]
+            row += ["lookback", r.get("task", ""), ""]
             writer.writerow(row)
 
 
@@ -694,6 +710,52 @@ def _warp_rows(report: Report) -> list[list[object]]:
     return [row[:4] + row[5:6] for row in _reverse_rows(Report(reverse=report.warp))]
 
 
+def _lookback_best(report: Report, impl: str) -> dict[tuple[str, str, str], dict[str, str]]:
+    """Fastest correct look-back-part record of ``impl`` per (task, dtype, shape)."""
+    best: dict[tuple[str, str, str], dict[str, str]] = {}
+    for r in report.lookback:
+        if r.get("impl") != impl or not _ok(r):
+            continue
+        key = (r.get("task", "?"), r.get("dtype", "?"), _shape(r))
+        if key not in best or _f(r, "median_ms") < _f(best[key], "median_ms"):
+            best[key] = r
+    return best
+
+
+def _lookback_rows(report: Report) -> list[list[object]]:
+    """Per (task, dtype, shape): the fastest project (reset + scan) against the fastest CUB
+    DeviceScan and, for the rows task, against the one-block-per-row kernel."""
+    impls = ("project", "cub_cpp", "project_block")
+    best = {impl: _lookback_best(report, impl) for impl in impls}
+    keys = sorted(set().union(*(set(b) for b in best.values())))
+    rows: list[list[object]] = []
+    for key in keys:
+        p, c, b = (best[impl].get(key) for impl in impls)
+
+        def cell(r: dict[str, str] | None) -> str:
+            return f"{_fmt(_f(r, 'gbps'), 0)} ({r.get('config')})" if r else "-"
+
+        def verdict(ratio: float, goal: float) -> str:
+            return "-" if ratio != ratio else ("PASS" if ratio >= goal else "FAIL")
+
+        p_ms = _f(p, "median_ms") if p else float("nan")
+        vs_cub = _f(c, "median_ms") / p_ms if c else float("nan")
+        vs_block = _f(b, "median_ms") / p_ms if b else float("nan")
+        rows.append(
+            [
+                *key,
+                cell(p),
+                cell(c),
+                _fmt(vs_cub),
+                verdict(vs_cub, LOOKBACK_TARGET),
+                cell(b),
+                _fmt(vs_block),
+                verdict(vs_block, LOOKBACK_ONE_BLOCK_TARGET) if b else "-",
+            ]
+        )
+    return rows
+
+
 def _problems(report: Report) -> list[str]:
     lines = [f"- part `{p.name}`: {p.status}" for p in report.parts if p.status != "ok"]
     for r in report.records:
@@ -717,6 +779,12 @@ def _problems(report: Report) -> list[str]:
     lines += [
         f"- wrong result: warp {r.get('impl')} {_shape(r)} {r.get('config')}"
         for r in report.warp
+        if not _ok(r)
+    ]
+    lines += [
+        f"- wrong result: lookback {r.get('impl')} {r.get('task')} {r.get('dtype')} "
+        f"{_shape(r)} {r.get('config')}"
+        for r in report.lookback
         if not _ok(r)
     ]
     return lines
@@ -808,6 +876,31 @@ def write_markdown(report: Report, path: Path) -> list[str]:
         "",
     ]
     out += _md_table(["task", "shape", "project ms", "CUB ms", "speed vs CUB"], _warp_rows(report))
+    out += [
+        "",
+        "## Cross-block look-back scans: project vs CUB C++ DeviceScan (fastest correct of each)",
+        "",
+        "`bench/lookback_bench.py`: one launch scans the whole array (or each of 16 rows) with "
+        "`prefix_op=scan.lookback`; project = status reset + scan (DeviceScan times its init "
+        "kernel too); ratios = other ms / project ms. Every contender: the part's table in "
+        "bench.log.",
+        "",
+    ]
+    out += _md_table(
+        [
+            "task",
+            "dtype",
+            "shape",
+            "project GB/s",
+            "CUB DeviceScan GB/s",
+            "vs CUB",
+            f">= {LOOKBACK_TARGET}",
+            "one block per row GB/s",
+            "vs one block",
+            f">= {LOOKBACK_ONE_BLOCK_TARGET}",
+        ],
+        _lookback_rows(report),
+    )
     out += ["", f"## Cost of the prefix callback (time ratio, target < {CALLBACK_TARGET})", ""]
     out += _md_table(
         [
@@ -910,6 +1003,11 @@ def _summary_lines(report: Report, problems: list[str], fl_notes: list[str]) -> 
     lines += [n.lstrip("- ") for n in _reverse_notes(report)]
     warp = _warp_rows(report)
     lines += [f"warp {r[1]}: project {r[2]} | CUB {r[3]} | speed {r[4]}" for r in warp]
+    for r in _lookback_rows(report):
+        line = f"lookback {r[0]} {r[1]} {r[2]}: project {r[3]} | CUB {r[4]} | vs CUB {r[5]} {r[6]}"
+        if r[7] != "-":
+            line += f" | one block {r[7]} | vs one block {r[8]} {r[9]}"
+        lines.append(line)
     sass = report.by_tag("SASS")
     if sass:
         local = [r for r in sass if r.get("ldl") != "0" or r.get("stl") != "0"]
@@ -1072,6 +1170,9 @@ def _collect(report: Report, lines: Iterable[str]) -> None:
         if record["tag"] == "RESULT" and record.get("bench") == "warp":
             report.warp.append(record)
             continue
+        if record["tag"] == "RESULT" and record.get("bench") == "lookback":
+            report.lookback.append(record)
+            continue
         report.records.append(record)
 
 
@@ -1168,6 +1269,10 @@ def main(argv: list[str] | None = None) -> int:
             [py, str(BENCH / "warp_bench.py"), *common, "--build-dir", str(work / "warp")],
             240,
         ),
+        "lookback": (
+            [py, str(BENCH / "lookback_bench.py"), *common, "--build-dir", str(work / "lookback")],
+            360,
+        ),
         "triton": ([py, str(BENCH / "triton_rowscan.py"), *common, *shape_args], 150),
         "peers": ([py, str(BENCH / "peers.py"), "--which", "basic", *common, *shape_args], 120),
         "first_launch": (
@@ -1205,7 +1310,13 @@ def main(argv: list[str] | None = None) -> int:
                 failed = True
                 continue
             run_env = env
-            if name.startswith("project") or name in ("first_launch", "reduce", "reverse", "warp"):
+            if name.startswith("project") or name in (
+                "first_launch",
+                "reduce",
+                "reverse",
+                "warp",
+                "lookback",
+            ):
                 run_env = dict(env)
                 run_env.setdefault("STATEFN_SCAN_CACHE_DIR", str(work / "scan-cache"))
             rc, lines = run_streaming(name, argv_part, timeout, run_env)
@@ -1238,6 +1349,7 @@ def main(argv: list[str] | None = None) -> int:
         not _ok(r) for r in report.reverse if r.get("impl") != "triton"
     )
     bad_results = bad_results or any(not _ok(r) for r in report.warp)
+    bad_results = bad_results or any(not _ok(r) for r in report.lookback)
     return 1 if failed or bad_results else 0
 
 

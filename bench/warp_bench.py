@@ -76,8 +76,6 @@ import concurrent.futures
 import csv
 import functools
 import importlib.util
-import multiprocessing
-import os
 import sys
 import tempfile
 import time
@@ -312,34 +310,11 @@ def build_project(
 
     Returns ``{cfg: (ok, cubin path or the error)}``.
     """
-    out_dir = build_dir / "project"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    workers = max(1, min(len(cfgs), os.cpu_count() or 1))
-    results: dict[Config, tuple[bool, str]] = {}
-    started = time.perf_counter()
-    context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = {
-            pool.submit(
-                _compile_project_job, (cfg.items, cfg.warps, cfg.variant), cc, str(out_dir)
-            ): cfg
-            for cfg in cfgs
-        }
-        for future in concurrent.futures.as_completed(futures):
-            cfg = futures[future]
-            try:
-                results[cfg] = (True, future.result()["cubin"])
-            except Exception as exc:
-                message = f"{type(exc).__name__}: {exc}".replace("\n", " | ")[:600]
-                results[cfg] = (False, message)
-                print(f"  project {cfg.label}: FAILED {message}", flush=True)
-    failed = sum(1 for ok, _ in results.values() if not ok)
-    print(
-        f"warp_bench: project: {len(cfgs)} kernels via scan.compile (sm_{cc[0]}{cc[1]}) in "
-        f"{time.perf_counter() - started:.1f} s wall, {workers} processes; {failed} failed",
-        flush=True,
-    )
-    return results
+    from records_bench import compile_in_processes
+
+    jobs = {cfg: (cfg.label, ((cfg.items, cfg.warps, cfg.variant),)) for cfg in cfgs}
+    done = compile_in_processes("warp_bench", jobs, _compile_project_job, cc, build_dir / "project")
+    return {k: (False, r) if isinstance(r, str) else (True, r["cubin"]) for k, r in done.items()}
 
 
 # ---------------------------------------------------------------------------- CUB C++ units
@@ -883,16 +858,9 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "warp.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
         write_csv(groups, args.out / "warp.csv")
-    entries = [e for g in groups for e in g.entries]
-    failed = [e for e in entries if not e.ok]
-    print(
-        f"warp_bench: {len(entries)} contenders, {len(failed)} failed, "
-        f"{len(SETUP_ERRORS)} could not be set up",
-        flush=True,
-    )
-    for line in SETUP_ERRORS:
-        print(f"  not set up: {line[:300]}", flush=True)
-    return 1 if failed or SETUP_ERRORS or not entries else 0
+    from records_bench import run_outcome
+
+    return run_outcome("warp_bench", [e for g in groups for e in g.entries], SETUP_ERRORS)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@
 #   SKIP_BENCH=1 tools/gpu_suite.sh    # tests, fuzzer and sanitizers (about 5 minutes)
 #   SKIP_TESTS=1 FUZZ=0 SANITIZE=0 BENCH_ARGS="--parts reduce" tools/gpu_suite.sh
 #                                      # one benchmark part alone (parts: bench/run_all.py,
-#                                      # e.g. "--parts warp": per-warp scans vs CUB WarpScan)
+#                                      # e.g. "--parts warp": per-warp scans vs CUB WarpScan,
+#                                      # "--parts lookback": look-back scans vs CUB DeviceScan)
 #
 # Steps, each with one summary line (in summary.txt too):
 #   tests       pytest -m '(gpu or sim) and not fuzz' (the GPU tests and the
@@ -32,7 +33,8 @@
 #   sanitizer_<tool>.log   compute-sanitizer's report and the tests' output
 #   bench.log       everything bench/run_all.py printed
 #   bench.md        report tables (speed, block reduce vs CUB, reverse scans vs CUB and
-#                   Triton, per-warp scans vs CUB, callback cost, first launch, SASS)
+#                   Triton, per-warp scans vs CUB, look-back scans vs CUB DeviceScan,
+#                   callback cost, first launch, SASS)
 #   bench.csv       every timing with its ratios
 #   bench.png       bar chart
 #   sass.txt        SASS statistics and the headline kernels' SASS
