@@ -33,6 +33,7 @@ from ._vocab import (
 __all__ = [
     "GENERATOR_VERSION",
     "OWN_PLUS",
+    "ZIPPED_OWN_STORAGE",
     "CallbackDecl",
     "callback_barrier_suffices",
     "cub_plus",
@@ -826,12 +827,18 @@ def whole_warps_partial(plan: TileIOPlan) -> bool:
     )
 
 
-def tile_io_unit(
-    plan: TileIOPlan, *, symbol: str | None = None, storage: str | None = None, params: str
-) -> str:
-    """C++ source of a tile load or store provider.
+#: Zipped tile I/O: the most bytes of temp storage its fields take each their
+#: own of; more, and they share one buffer with barriers between them (static
+#: shared memory is at most 48 KiB a block).
+ZIPPED_OWN_STORAGE = 24 * 1024
 
-    `symbol`, `storage` and `params` are as in :func:`scan_unit`.
+
+def _tile_moves(plan: TileIOPlan) -> dict[str, Any]:
+    """How a tile I/O provider moves one array's tile: its CUB types and code.
+
+    The template substitutions ``tile_io.cuh.in`` and ``tile_io_field.cuh.in``
+    share; the code moves ``thread_items`` to or from ``p`` with ``valid``
+    items in range, through ``temp_storage`` (and ``oob_default``).
     """
     load = plan.direction == "load"
     algos = CUB_LOAD_ALGORITHMS if load else CUB_STORE_ALGORITHMS
@@ -907,29 +914,142 @@ def tile_io_unit(
             f"(cub::RowMajorTid({bx}, {by}, {bz}) / 32) * {warp_items} + {warp_items} <= valid"
         )
         full_comment = "a warp whose items are all in range"
+    return {
+        "cub_class": "BlockLoad" if load else "BlockStore",
+        "block_x": plan.block[0],
+        "block_y": plan.block[1],
+        "block_z": plan.block[2],
+        "items_per_thread": plan.items_per_thread,
+        "algorithm": algos[plan.algorithm],
+        "extra_types": extra_types,
+        "full_tile": full,
+        "full_condition": full_condition,
+        "full_comment": full_comment,
+        "partial_tile": partial,
+        "sync": sync,
+        "temp_type": temp_type,
+    }
+
+
+def tile_io_unit(
+    plan: TileIOPlan, *, symbol: str | None = None, storage: str | None = None, params: str
+) -> str:
+    """C++ source of a tile load or store provider.
+
+    `symbol`, `storage` and `params` are as in :func:`scan_unit`.
+    """
+    if plan.zipped:
+        return _zipped_unit(plan, symbol=symbol, storage=storage, params=params)
+    load = plan.direction == "load"
     const = "const " if load else ""
     return _template("tile_io.cuh.in").substitute(
+        _tile_moves(plan),
         generator_version=GENERATOR_VERSION,
         plan_key=plan.key,
         summary=_summary(plan),
         header="block_load.cuh" if load else "block_store.cuh",
-        cub_class="BlockLoad" if load else "BlockStore",
         value_decl=value_decl(plan.value_dtype),
-        block_x=plan.block[0],
-        block_y=plan.block[1],
-        block_z=plan.block[2],
-        items_per_thread=plan.items_per_thread,
-        algorithm=algos[plan.algorithm],
-        extra_types=extra_types,
         symbol=symbol or plan.symbol,
         params=params,
         tile_items=plan.tile_items,
         temp_decl=_temp_decl(plan.temp_storage, storage),
         pointer_decl=f"{const}value_t* p = static_cast<{const}value_t*>(ptr);",
-        full_tile=full,
-        full_condition=full_condition,
-        full_comment=full_comment,
-        partial_tile=partial,
+    )
+
+
+def _zipped_unit(plan: TileIOPlan, *, symbol: str | None, storage: str | None, params: str) -> str:
+    """C++ source of a zipped tile load or store: record items, one array per field.
+
+    Each field's array moves as a numeric tile I/O provider moves its array
+    (:func:`_tile_moves` of the field's plan), in a namespace of its own,
+    between the array and a register array of the field's items; the entry
+    point gathers those into (or scatters them from) the record items. Each
+    field has temp storage of its own, so no barrier separates the fields,
+    unless together they would take more than :data:`ZIPPED_OWN_STORAGE`
+    bytes: then they take turns in one buffer (a union), with a barrier after
+    each field that moves through it. Fields whose exchange ends with a
+    barrier anyway (``vectorize`` falling back to ``warp_transpose``) take
+    turns in one buffer too.
+    """
+    load = plan.direction == "load"
+    const = "const " if load else ""
+    ipt = plan.items_per_thread
+    assert plan.fields is not None
+    assert plan.value_dtype.names is not None
+    members = {f.name: i for i, f in enumerate(statefn.record_fields(plan.value_dtype))}
+    namespaces, temp_members, calls = [], [], []
+    sync = ""
+    field_plans = plan.field_plans()
+    # what the fields' exchanges take (CUB's TempStorage: about one tile of items)
+    nbytes = sum(p.tile_items * p.value_dtype.itemsize for p in field_plans if p.uses_shared_memory)
+    # vectorize's warp_transpose fallback ends with a barrier of its own
+    # (auto_sync): after it the buffer is free for the next field
+    self_synced = [p.unaligned is not None and p.auto_sync for p in field_plans]
+    overlay = nbytes > ZIPPED_OWN_STORAGE or all(
+        synced for synced, p in zip(self_synced, field_plans, strict=True) if p.uses_shared_memory
+    )
+    for j, (name, field_plan) in enumerate(zip(plan.fields, field_plans, strict=True)):
+        moves = _tile_moves(field_plan)
+        sync = sync or moves.pop("sync")
+        namespaces.append(
+            _template("tile_io_field.cuh.in").substitute(
+                moves,
+                index=j,
+                name=name,
+                member=members[name],
+                field_type=c_type(field_plan.value_dtype),
+                const=const,
+            )
+        )
+        temp_members.append(f"  io{j}::temp_storage_t io{j};")
+        member = f"thread_items[i].f{members[name]}"
+        lines = [f"  {{ // field {name!r}", f"    io{j}::value_t field_items[{ipt}];"]
+        if not load or not plan.has_oob_default:
+            # a load keeps the items past the valid range, as a numeric load does
+            lines.append(f"    for (int i = 0; i < {ipt}; ++i) field_items[i] = {member};")
+        oob = (
+            f"&static_cast<const value_t*>(oob_default)->f{members[name]}"
+            if load and plan.has_oob_default
+            else "nullptr"
+        )
+        lines.append(
+            f"    io{j}::move(temp_storage.io{j}, static_cast<{const}io{j}::value_t*>(ptrs[{j}]), "
+            f"valid, {oob}, field_items);"
+        )
+        if load:
+            lines.append(f"    for (int i = 0; i < {ipt}; ++i) {member} = field_items[i];")
+        if (
+            overlay
+            and field_plan.uses_shared_memory
+            and not self_synced[j]
+            and j + 1 < len(field_plans)
+        ):
+            lines.append("    __syncthreads(); // the next field reuses the temp storage")
+        lines.append("  }")
+        calls.append("\n".join(lines))
+    return _template("tile_io_zip.cuh.in").substitute(
+        generator_version=GENERATOR_VERSION,
+        plan_key=plan.key,
+        summary=_summary(plan),
+        header="block_load.cuh" if load else "block_store.cuh",
+        value_decl=value_decl(plan.value_dtype),
+        field_namespaces="\n".join(namespaces),
+        storage_comment=(
+            "Each field moves through temp storage of its own: no barrier between them."
+            if not overlay
+            else f"The fields take turns in one temp storage (their own would take {nbytes} bytes)."
+            if nbytes > ZIPPED_OWN_STORAGE
+            else "The fields take turns in one temp storage, each ending with a barrier."
+        ),
+        storage_kind="union" if overlay else "struct",
+        temp_members="\n".join(temp_members),
+        symbol=symbol or plan.symbol,
+        params=params,
+        tile_items=plan.tile_items,
+        items_per_thread=ipt,
+        fields=", ".join(plan.fields),
+        temp_decl=_temp_decl(plan.temp_storage, storage),
+        pointers=f"{const}void* const* ptrs = static_cast<{const}void* const*>(ptr);",
+        field_calls="\n".join(calls),
         sync=sync,
-        temp_type=temp_type,
     )

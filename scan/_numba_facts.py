@@ -38,7 +38,7 @@ import statefn
 from ._build import KernelGroups
 from ._calls import CALLS, MISSING, Converter, Role, boolean_operand
 from ._errors import PlanError, ScanTypeError
-from ._plan import ArrayFact, Block, Operand, ScalarFact, TupleFact, resolve_block
+from ._plan import ArrayFact, Block, Operand, ScalarFact, TupleFact, ZipFact, resolve_block
 from ._primitives import for_plan
 from ._target import check_cc
 
@@ -533,17 +533,26 @@ class NumbaFacts:
         """The converters of one call, given its local arrays' lengths and memory spaces."""
         types = self.types
 
+        def array(ty: Any, name: str) -> ArrayFact:
+            return ArrayFact(
+                dtype=self.np_dtype(ty.dtype),
+                ndim=ty.ndim,
+                length=lengths.get(name),
+                contiguous=ty.layout == "C",
+                memory=memory.get(name),  # type: ignore[arg-type]
+            )
+
         def operand(function: str, name: str, ty: Any) -> Operand | None:
             if self.absent(ty):
                 return None
             if isinstance(ty, types.Array):
-                return ArrayFact(
-                    dtype=self.np_dtype(ty.dtype),
-                    ndim=ty.ndim,
-                    length=lengths.get(name),
-                    contiguous=ty.layout == "C",
-                    memory=memory.get(name),  # type: ignore[arg-type]
-                )
+                return array(ty, name)
+            if (
+                isinstance(ty, types.BaseTuple)
+                and len(ty.types) > 0
+                and all(isinstance(t, types.Array) for t in ty.types)
+            ):  # zipped tile I/O: one array per record field
+                return ZipFact(tuple(array(t, f"{name}[{i}]") for i, t in enumerate(ty.types)))
             if isinstance(types.unliteral(ty), types.Boolean):
                 raise boolean_operand(function, name)
             scalars = (types.Number, types.Record) if self.records else types.Number

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal, TypeAlias
 
 import attrs
@@ -48,6 +48,7 @@ __all__ = [
     "ScanPlan",
     "TileIOPlan",
     "TupleFact",
+    "ZipFact",
     "as_array",
     "as_scalar",
     "check_index",
@@ -57,6 +58,7 @@ __all__ = [
     "check_tile_operands",
     "check_unknown_keywords",
     "check_value_dtype",
+    "check_zipped_operands",
     "default_io",
     "default_io_algorithm",
     "digest",
@@ -135,7 +137,26 @@ class TupleFact:
         return np.dtype([(f"f{i}", t) for i, t in enumerate(self.items)])
 
 
-Operand: TypeAlias = ScalarFact | ArrayFact | TupleFact
+def _arrays(items: Iterable[ArrayFact]) -> tuple[ArrayFact, ...]:
+    return tuple(items)
+
+
+@attrs.frozen
+class ZipFact:
+    """A tuple of arrays written in the kernel: zipped tile I/O's one array per record field.
+
+    Only ``src`` of ``block.load`` and ``dst`` of ``block.store`` take one.
+    """
+
+    arrays: tuple[ArrayFact, ...] = attrs.field(converter=_arrays)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The arrays' dtypes as a record of fields ``f0, f1, ...`` (for messages)."""
+        return np.dtype([(f"f{i}", a.dtype) for i, a in enumerate(self.arrays)])
+
+
+Operand: TypeAlias = ScalarFact | ArrayFact | TupleFact | ZipFact
 
 
 def provider_symbol(kind: str, key: str) -> str:
@@ -315,6 +336,10 @@ class TileIOPlan(BlockPlan):
         ``"warp_transpose"``: CUB's warp-striped accesses and exchange (the
         default tile I/O where :data:`DEFAULT_IO` names
         :data:`VECTORIZE_ELSE_WARP_TRANSPOSE`). Not a user-facing name.
+    fields : tuple of str or None
+        Zipped tile I/O: the record fields (of ``value_dtype``) moved, one
+        array each, in the order of the arrays passed (a load: every field, in
+        field order). None: one array of ``value_dtype`` items.
     """
 
     direction: Literal["load", "store"]
@@ -326,11 +351,30 @@ class TileIOPlan(BlockPlan):
     temp_storage: TempMode
     auto_sync: bool
     unaligned: Literal["warp_transpose"] | None = None
+    fields: tuple[str, ...] | None = None
     key: str = attrs.field(init=False, eq=False, repr=False)
 
     @key.default
     def _key(self) -> str:
         return digest("tile_io", plan_fields(self))
+
+    @property
+    def zipped(self) -> bool:
+        """Whether the items are records moved field by field, one array per field."""
+        return self.fields is not None
+
+    def field_plans(self) -> tuple[TileIOPlan, ...]:
+        """Zipped tile I/O: the plan of each field's array, in :attr:`fields` order.
+
+        Each moves the field's items as a numeric tile I/O call would, with
+        this plan's algorithm and block.
+        """
+        assert self.value_dtype.fields is not None
+        assert self.fields is not None
+        return tuple(
+            attrs.evolve(self, value_dtype=self.value_dtype.fields[name][0], fields=None)
+            for name in self.fields
+        )
 
     @property
     def uses_shared_memory(self) -> bool:
@@ -352,14 +396,15 @@ def plan_fields(plan: Any) -> dict[str, Any]:
     """What identifies `plan`: its key's parts, which its generated unit also lists.
 
     Every field set at construction but a scan's ``function`` (the entry
-    points share a provider), a tile plan's ``unaligned`` only when set and a
-    scan's ``reverse`` only when true, so that plans without them keep the
-    keys and text they had before they existed.
+    points share a provider), a tile plan's ``unaligned`` and ``fields`` only
+    when set and a scan's ``reverse`` only when true, so that plans without
+    them keep the keys and text they had before they existed.
     """
     fields = {f.name: getattr(plan, f.name) for f in attrs.fields(type(plan)) if f.init}
     fields.pop("function", None)
-    if fields.get("unaligned", False) is None:
-        del fields["unaligned"]
+    for optional in ("unaligned", "fields"):
+        if fields.get(optional, False) is None:
+            del fields[optional]
     for flag in ("reverse", "lookback"):
         if fields.get(flag, True) is False:
             del fields[flag]
@@ -541,6 +586,12 @@ def tile_size(items_per_thread: object, threads: object, launch_block: Block | N
 
 
 def items_per_thread_of(function: str, values: Operand, items_per_thread: int | None) -> int:
+    if isinstance(values, ZipFact):
+        raise ScanTypeError(
+            f"{function}: values is a tuple of arrays; only scan.block.load and "
+            "scan.block.store take one (zipped tile I/O): load the fields into a local array "
+            "of records and pass that"
+        )
     if isinstance(values, TupleFact):
         raise ScanTypeError(
             f"{function}: values is a tuple; scan a record (an item of a record array, such "
@@ -626,6 +677,16 @@ def check_unknown_keywords(
             why = ""
             if name == "block_aggregate" and function.startswith("warp."):
                 why = " (a warp scan writes its warp's aggregate to warp_aggregate=)"
+            elif name == "field" and function.startswith("warp."):
+                why = (
+                    " (zipped tile I/O is scan.block.load's and scan.block.store's; a warp "
+                    "store writes whole items)"
+                )
+            elif name == "field" and function.endswith("load"):
+                why = (
+                    " (field= picks the fields a store writes; a load from a tuple of arrays "
+                    "fills every field of the record items)"
+                )
             elif name in _BLOCK_ONLY and function.startswith("warp."):
                 why = (
                     f" ({name}= is an option of scan.block's scans; warp scans shuffle within "
@@ -1159,26 +1220,36 @@ DEFAULT_REVERSE_SCAN: dict[tuple[int, int, int], str] = {
 }
 
 
-def check_tile_operands(
-    f: str, array: ArrayFact, items: Operand, items_per_thread: int | None
-) -> tuple[np.dtype, int]:
-    """The value dtype and items per thread of a load or store (`f` ends with its direction)."""
-    name = "src" if f.endswith("load") else "dst"
+def _items_array(f: str, items: Operand) -> ArrayFact:
     if not isinstance(items, ArrayFact):
         raise ScanTypeError(
             f"{f}: items must be a 1-D local array (got a scalar); allocate "
             "cuda.local.array(items_per_thread, dtype)"
         )
-    ipt = items_per_thread_of(f, items, items_per_thread)
+    return items
+
+
+def _check_row(f: str, name: str, array: ArrayFact) -> None:
+    """A tile's array: 1-D and C-contiguous (`name` says which, in messages)."""
     if array.ndim != 1:
         raise ScanTypeError(
             f"{f}: {name} must be a 1-D array (got {array.ndim}-D); index a row first, "
-            f"e.g. {name}[row]"
+            f"e.g. {name.split()[0]}[row]"
         )
     if not array.contiguous:
         raise ScanTypeError(
             f"{f}: {name} must be C-contiguous (got a strided view); pass a contiguous row"
         )
+
+
+def check_tile_operands(
+    f: str, array: ArrayFact, items: Operand, items_per_thread: int | None
+) -> tuple[np.dtype, int]:
+    """The value dtype and items per thread of a load or store (`f` ends with its direction)."""
+    name = "src" if f.endswith("load") else "dst"
+    items = _items_array(f, items)
+    ipt = items_per_thread_of(f, items, items_per_thread)
+    _check_row(f, name, array)
     value_dtype = check_value_dtype(f, name, array.dtype)
     _same_record(f, "items", items.dtype, value_dtype)
     if items.dtype != array.dtype:
@@ -1189,10 +1260,73 @@ def check_tile_operands(
     return value_dtype, ipt
 
 
+def _field_names(f: str, field: object, names: tuple[str, ...]) -> tuple[str, ...]:
+    """``field=`` of a store: one field name or a tuple of them, each a field of the items."""
+    chosen = (field,) if isinstance(field, str) else field
+    if not isinstance(chosen, tuple) or not chosen or not all(isinstance(n, str) for n in chosen):
+        raise PlanError(
+            f"{f}: field= must be a field name or a tuple of field names written in the "
+            f"kernel (got {field!r}); e.g. field='b' or field=('a', 'b')"
+        )
+    for i, name in enumerate(chosen):
+        if name not in names:
+            raise ScanTypeError(
+                f"{f}: items have no field {name!r}; their fields are {', '.join(map(repr, names))}"
+            )
+        if name in chosen[:i]:
+            raise PlanError(f"{f}: field= names {name!r} twice; name each field once")
+    return tuple(chosen)
+
+
+def check_zipped_operands(
+    f: str, arrays: ArrayFact | ZipFact, items: Operand, items_per_thread: int | None, field: object
+) -> tuple[np.dtype, int, tuple[str, ...]]:
+    """Zipped tile I/O: the record dtype, items per thread and fields of a load or store.
+
+    `arrays` is a tuple of arrays, or one array when ``field=`` names one field.
+    """
+    load = f.endswith("load")
+    name = "src" if load else "dst"
+    items = _items_array(f, items)
+    ipt = items_per_thread_of(f, items, items_per_thread)
+    if items.dtype.names is None:
+        if field is not None:
+            raise ScanTypeError(
+                f"{f}: field= picks fields of record items, but items have dtype {items.dtype}; "
+                "drop field= (numeric items are stored whole)"
+            )
+        raise ScanTypeError(
+            f"{f}: {name} is a tuple of arrays (zipped tile I/O) but items have dtype "
+            f"{items.dtype}; items must be a local array of a record dtype with one field per "
+            "array, e.g. cuda.local.array(n, np.dtype([('a', np.float32), ('b', np.float32)], "
+            "align=True))"
+        )
+    record = check_value_dtype(f, "items", items.dtype)
+    names = tuple(record.names or ())
+    chosen = names if field is None else _field_names(f, field, names)
+    given = arrays.arrays if isinstance(arrays, ZipFact) else (arrays,)
+    if len(given) != len(chosen):
+        which = "field= names" if field is not None else "the items' record dtype has"
+        raise ScanTypeError(
+            f"{f}: {name} holds {len(given)} array(s) but {which} {len(chosen)} field(s) "
+            f"({', '.join(chosen)}); pass a tuple of one 1-D array per field, in that order"
+        )
+    for array, field_name in zip(given, chosen, strict=True):
+        _check_row(f, f"{name} array of field {field_name!r}", array)
+        want = record.fields[field_name][0]  # type: ignore[index]
+        if array.dtype != want:
+            raise ScanTypeError(
+                f"{f}: the {name} array of field {field_name!r} has dtype {array.dtype} but "
+                f"the field is {want}; pass an array of the field's dtype (convert it with "
+                f".astype(np.{want}) outside the kernel)"
+            )
+    return record, ipt, chosen
+
+
 def plan_tile_io(
     *,
     function: Literal["load", "store"],
-    array: ArrayFact,
+    array: ArrayFact | ZipFact,
     items: Operand,
     algorithm: str | None,
     oob_default: ScalarFact | TupleFact | None,
@@ -1200,13 +1334,30 @@ def plan_tile_io(
     block: Block,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    field: object = None,
 ) -> TileIOPlan:
-    """Check one ``load``/``store`` call and build its plan."""
+    """Check one ``load``/``store`` call and build its plan.
+
+    A tuple of arrays (or ``field=`` on a store) is zipped tile I/O: record
+    items, one array per field (:func:`check_zipped_operands`).
+    """
     f = function
-    value_dtype, ipt = check_tile_operands(f, array, items, items_per_thread)
+    fields = None
+    if isinstance(array, ZipFact) or field is not None:
+        value_dtype, ipt, fields = check_zipped_operands(f, array, items, items_per_thread, field)
+        if temp_storage is not None:
+            raise PlanError(
+                f"{f}: zipped tile I/O (a tuple of arrays, or field=) owns its temp storage; "
+                "drop temp_storage="
+            )
+        # the default algorithm follows what each array moves: its widest field
+        sized = max((value_dtype.fields[n][0] for n in fields), key=lambda d: d.itemsize)  # type: ignore[index]
+    else:
+        value_dtype, ipt = check_tile_operands(f, array, items, items_per_thread)
+        sized = value_dtype
     unaligned = None
     if algorithm is None:
-        algorithm, unaligned = default_io(block, ipt, value_dtype)
+        algorithm, unaligned = default_io(block, ipt, sized)
     if algorithm not in IO_ALGORITHMS:
         raise PlanError(
             f"{f}: algorithm must be one of {', '.join(map(repr, IO_ALGORITHMS))} "
@@ -1227,6 +1378,7 @@ def plan_tile_io(
         temp_storage=temp_mode(f, temp_storage),
         auto_sync=auto_sync,
         unaligned=unaligned,
+        fields=fields,
     )
 
 
@@ -1241,7 +1393,12 @@ def _describe(fact: Operand) -> str:
 
 
 def as_array(function: str, name: str, fact: Operand | None) -> ArrayFact | None:
-    """`fact` when it is an array (or None); a scalar is refused."""
+    """`fact` when it is an array (or None); a scalar or a tuple of arrays is refused."""
+    if isinstance(fact, ZipFact):
+        raise ScanTypeError(
+            f"{function}: {name} is a tuple of arrays; only scan.block.load and "
+            "scan.block.store take one (zipped tile I/O, src= and dst=); pass one array"
+        )
     if fact is not None and not isinstance(fact, ArrayFact):
         raise ScanTypeError(
             f"{function}: {name} must be an array (got a scalar of type {fact.dtype})"
@@ -1251,7 +1408,7 @@ def as_array(function: str, name: str, fact: Operand | None) -> ArrayFact | None
 
 def as_scalar(function: str, name: str, fact: Operand | None) -> ScalarFact | TupleFact | None:
     """`fact` when it is a scalar or a tuple (or None); an array is refused."""
-    if isinstance(fact, ArrayFact):
+    if isinstance(fact, ArrayFact | ZipFact):
         raise ScanTypeError(f"{function}: {name} must be a scalar")
     return fact
 

@@ -148,10 +148,13 @@ class EntryPoint:
 #:               the data pointer of ``param``, or of ``alias`` when ``param``
 #:               was not passed
 #: ``tile``      ``&array[offset]`` for array parameter ``param`` and index
-#:               parameter ``offset``
-#: ``tile_valid``  (``long long``) the items from there to the array's end,
-#:               at most ``count`` (an index parameter) when passed, and 0 for
-#:               an ``offset`` before the array
+#:               parameter ``offset``; for a plan whose ``zipped`` is true
+#:               (``param`` a tuple of arrays, or one), a stack slot holding
+#:               each array's ``&array[offset]``, in order
+#: ``tile_valid``  (``long long``) the items from there to the array's end
+#:               (the shortest array's, for a tuple of arrays), at most
+#:               ``count`` (an index parameter) when passed, and 0 for an
+#:               ``offset`` before the array
 #: ``count``     (``long long``) index parameter ``param``, or ``absent`` when
 #:               not passed
 #: ``nbytes``    (``long long``) the size in bytes of array parameter

@@ -244,12 +244,27 @@ def load(
     auto_sync: bool = True,
 ) -> None: ...
 @overload
+def load(
+    src: tuple[NDArray[Any], ...],
+    offset: int | np.integer[Any],
+    items: NDArray[np.void],
+    *,
+    valid_items: int | np.integer[Any] | None = None,
+    oob_default: _RecordInitialLike | None = None,
+    algorithm: _TileAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+@overload
 def store(
     dst: NDArray[ValueT],
     offset: int | np.integer[Any],
     items: _SameDtype[ValueT],
     *,
     valid_items: int | np.integer[Any] | None = None,
+    field: None = None,
     algorithm: _TileAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
@@ -263,8 +278,37 @@ def store(
     items: NDArray[np.void],
     *,
     valid_items: int | np.integer[Any] | None = None,
+    field: None = None,
     algorithm: _TileAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+@overload
+def store(
+    dst: NDArray[Any],
+    offset: int | np.integer[Any],
+    items: NDArray[np.void],
+    *,
+    valid_items: int | np.integer[Any] | None = None,
+    field: str,
+    algorithm: _TileAlgorithmLike | None = None,
+    temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+@overload
+def store(
+    dst: tuple[NDArray[Any], ...],
+    offset: int | np.integer[Any],
+    items: NDArray[np.void],
+    *,
+    valid_items: int | np.integer[Any] | None = None,
+    field: str | tuple[str, ...] | None = None,
+    algorithm: _TileAlgorithmLike | None = None,
+    temp_storage: None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,

@@ -305,8 +305,13 @@ class _Operands:
             return self.value(param)
         if kind == "tile":
             offset = self.index(_named(op.offset, op))
-            ty, array = self.types[param], self.values[param]
-            return _element_pointer(self.context, self.builder, ty, array, offset)
+            pointers = [
+                _element_pointer(self.context, self.builder, ty, array, offset)
+                for ty, array in self.arrays(param)
+            ]
+            if not getattr(self.plan, "zipped", False):
+                return pointers[0]
+            return self._pointer_table(pointers)
         if kind == "tile_valid":
             return self._tile_valid(param, _named(op.offset, op), op.count)
         if kind == "nbytes":
@@ -323,6 +328,23 @@ class _Operands:
             )
         raise NotImplementedError(kind)  # a kind of scan._spec.OperandKind without an emitter
 
+    def arrays(self, param: str) -> list[tuple[types.Array, Any]]:
+        """(type, value) of an array argument, or of each array of a tuple of them."""
+        ty, value = self.types[param], self.values[param]
+        if isinstance(ty, types.BaseTuple):
+            items = cgutils.unpack_tuple(self.builder, value, len(ty.types))
+            return list(zip(ty.types, items, strict=True))
+        return [(ty, value)]
+
+    def _pointer_table(self, pointers: Sequence[ir.Value]) -> ir.Value:
+        """A stack slot holding `pointers` in order, as ``i8*`` (zipped tile I/O's ``tile``)."""
+        slot = cgutils.alloca_once(self.builder, ir.ArrayType(_I8P, len(pointers)))
+        zero = ir.Constant(ir.IntType(32), 0)
+        for i, pointer in enumerate(pointers):
+            where = self.builder.gep(slot, [zero, ir.Constant(ir.IntType(32), i)])
+            self.builder.store(pointer, where)
+        return self.builder.bitcast(slot, _I8P)
+
     def _result_slot(self) -> ir.Value:
         if self.record:
             slot = _record_slot(self.builder, self.plan.value_dtype)
@@ -334,7 +356,10 @@ class _Operands:
     def _tile_valid(self, array: str, offset_param: str, count: str | None) -> ir.Value:
         builder = self.builder
         offset = self.index(offset_param)
-        length = _array_length(self.context, builder, self.types[array], self.values[array])
+        lengths = [_array_length(self.context, builder, ty, a) for ty, a in self.arrays(array)]
+        length = lengths[0]
+        for other in lengths[1:]:  # zipped tile I/O: the shortest array's
+            length = builder.select(builder.icmp_signed("<", other, length), other, length)
         valid = builder.sub(length, offset)
         if count is not None and self.passed(count):
             requested = self.index(count)

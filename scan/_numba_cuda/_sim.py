@@ -58,6 +58,7 @@ from .._plan import (
     ScanPlan,
     TileIOPlan,
     TupleFact,
+    ZipFact,
     tile_size,
 )
 from .._primitives import for_call, for_plan
@@ -151,9 +152,11 @@ def callers(plan: ScanPlan) -> int:
 
 
 def _unwrap(obj: Any) -> Any:
-    """The NumPy array behind a simulator device array (or *obj* itself)."""
+    """The NumPy array behind a simulator device array (or *obj* itself; a tuple: each item's)."""
     if isinstance(obj, np.ndarray):
         return obj
+    if isinstance(obj, tuple):
+        return tuple(_unwrap(item) for item in obj)
     item = getattr(obj, "__dict__", {}).get("_item")  # kernel-side array wrapper
     if item is not None:
         obj = item
@@ -163,19 +166,26 @@ def _unwrap(obj: Any) -> Any:
     return obj
 
 
+def _array_fact(obj: np.ndarray[Any, Any], memory: Memory | None) -> ArrayFact:
+    return ArrayFact(
+        dtype=obj.dtype,
+        ndim=obj.ndim,
+        length=obj.shape[0] if obj.ndim == 1 else None,
+        contiguous=bool(obj.flags.c_contiguous),
+        memory=memory,
+    )
+
+
 def _operand(function: str, name: str, obj: Any, memory: Memory | None = None) -> Operand | None:
     if obj is None or obj is MISSING:
         return None
     if isinstance(obj, TileStatus):  # a look-back scan's status: an array of status elements
         return ArrayFact(dtype=status_dtype(obj.dtype), ndim=len(obj.shape), memory="global")
     if isinstance(obj, np.ndarray):
-        return ArrayFact(
-            dtype=obj.dtype,
-            ndim=obj.ndim,
-            length=obj.shape[0] if obj.ndim == 1 else None,
-            contiguous=bool(obj.flags.c_contiguous),
-            memory=memory,
-        )
+        return _array_fact(obj, memory)
+    if isinstance(obj, tuple) and obj and all(isinstance(x, np.ndarray) for x in obj):
+        # zipped tile I/O: one array per record field
+        return ZipFact(tuple(_array_fact(x, None) for x in obj))
     if isinstance(obj, bool | np.bool_ | UnfilledBool):
         raise boolean_operand(function, name)
     if isinstance(obj, np.generic | int | float | complex):
@@ -1507,8 +1517,9 @@ def tile_io_call(function: str, bound: Mapping[str, Any]) -> None:
     array = options["src" if function == "load" else "dst"]
     items = options["items"]
     start, valid = _tile_start(function, options, array)
-    if isinstance(array, np.ndarray) and _contract_checks():
-        wrong_step = tile_step_error(thread, plan, array, start, valid)
+    first = array[0] if isinstance(array, tuple) else array
+    if isinstance(first, np.ndarray) and _contract_checks():
+        wrong_step = tile_step_error(thread, plan, first, start, valid)
         if wrong_step is not None:
             raise _contract_error(wrong_step)
     ipt = plan.items_per_thread
@@ -1535,8 +1546,18 @@ def _move_items(
     """Move item ``i`` of the thread to or from ``array[start + positions[i]]``, the valid ones.
 
     A load gives the others ``oob_default`` when passed, and leaves them as
-    they are otherwise (marking an earlier tile's item as left over).
+    they are otherwise (marking an earlier tile's item as left over). Zipped
+    tile I/O (a plan with ``fields``) moves each field of the record items to
+    or from its own array (`array` is then a tuple of them, or one array).
     """
+    fields = getattr(plan, "fields", None)
+    arrays = (array if isinstance(array, tuple) else (array,)) if fields is not None else ()
+
+    def read(pos: int) -> Any:
+        if fields is None:
+            return array[start + pos]
+        return tuple(a[start + pos] for a in arrays)
+
     with np.errstate(all="ignore"):
         if plan.direction == "load":
             oob = options.get("oob_default")
@@ -1544,23 +1565,32 @@ def _move_items(
             origin = getattr(items, "origin", None)
             for i, pos in enumerate(positions):
                 if pos < valid:
-                    items[i] = array[start + pos]
+                    items[i] = read(pos)
                     if origin is not None:
                         origin[i] = _LOADED
                 elif fill is not None:
                     items[i] = fill
                 elif origin is not None and origin[i] in (_LOADED, _LEFTOVER):
                     origin[i] = _LEFTOVER  # an earlier tile's item, kept as on the GPU
-        else:
+        elif fields is None:
             for i, pos in enumerate(positions):
                 if pos < valid:
                     array[start + pos] = items[i]
+        else:
+            records = np.asarray(items).view(np.ndarray)  # reading marks nothing written
+            for i, pos in enumerate(positions):
+                if pos < valid:
+                    for a, name in zip(arrays, fields, strict=True):
+                        a[start + pos] = records[i][name]
 
 
 def _tile_start(function: str, options: Mapping[str, Any], array: Any) -> tuple[int, int]:
-    """(offset, valid items from it) of a load or store: at most ``valid_items``."""
+    """(offset, valid items from it) of a load or store: at most ``valid_items``.
+
+    For a tuple of arrays (zipped tile I/O), the shortest array's.
+    """
     start = _integer(function, "offset", options["offset"])
-    valid = len(array) - start
+    valid = min(map(len, array) if isinstance(array, tuple) else [len(array)]) - start
     requested = options.get("valid_items")
     if requested is not None:
         valid = min(valid, _integer(function, "valid_items", requested))
@@ -1614,7 +1644,10 @@ def tile_size_call(bound: Mapping[str, Any]) -> int:
 
 
 def _moved_through_shared_memory(
-    plan: TileIOPlan, array: np.ndarray[Any, Any], start: int, valid: int
+    plan: TileIOPlan,
+    array: np.ndarray[Any, Any] | tuple[np.ndarray[Any, Any], ...],
+    start: int,
+    valid: int,
 ) -> bool:
     """Whether the generated provider's path for this tile uses its temp storage.
 
@@ -1624,8 +1657,9 @@ def _moved_through_shared_memory(
     """
     if plan.unaligned is None:
         return plan.uses_shared_memory
-    address = int(array.__array_interface__["data"][0]) + start * array.itemsize
-    return valid >= plan.tile_items and address % 16 != 0
+    arrays = array if isinstance(array, tuple) else (array,)
+    addresses = [int(a.__array_interface__["data"][0]) + start * a.itemsize for a in arrays]
+    return valid >= plan.tile_items and any(address % 16 != 0 for address in addresses)
 
 
 # ---------------------------------------------------------------------------

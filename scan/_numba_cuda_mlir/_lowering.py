@@ -194,6 +194,13 @@ class _Call:
         llvm.store(stored, slot)
         return slot
 
+    def arrays(self, param: str) -> list[tuple[Any, ir.Value]]:
+        """(type, value) of an array argument, or of each array of a tuple of them."""
+        ty = self.types[param]
+        if isinstance(ty, types.BaseTuple):
+            return list(zip(ty.types, tuple(self.value(param)), strict=True))
+        return [(ty, self.value(param))]
+
     def integer(self, param: str) -> ir.Value:
         """An integer argument as a 64-bit integer."""
         src = types.unliteral(self.types[param])
@@ -270,16 +277,16 @@ def _operand(call: _Call, op: AbiOperand) -> ir.Value:
         return call.slot(param, call.value_ty)
     if op.kind == "tile":
         offset = call.integer(_named(op.offset, op))
-        array = call.value(param)
-        if call.is_record:
-            # a record array: a C-contiguous byte memref (the planner refuses other layouts)
-            nbytes = arith.muli(offset, _const(plan.value_dtype.itemsize))
-            return llvm_ptr_add_bytes(memref_data_pointer(array), nbytes)
-        element = memref_to_llvm_ptr(array, [offset], get_storage_type(call.types[param].dtype))
-        return llvm.addrspacecast(_ptr(), element)
+        pointers = [_element(call, ty, array, offset) for ty, array in call.arrays(param)]
+        if not getattr(plan, "zipped", False):
+            return pointers[0]
+        return _pointer_table(call, pointers)
     if op.kind == "tile_valid":
         offset = call.integer(_named(op.offset, op))
-        length = convert(memref.dim(call.value(param), arith.constant(_index(), 0)), _i64())
+        lengths = [_length(array) for _, array in call.arrays(param)]
+        length = lengths[0]
+        for other in lengths[1:]:  # zipped tile I/O: the shortest array's
+            length = arith.minsi(other, length)
         valid = arith.subi(length, offset)
         if op.count is not None and call.passed(op.count):
             valid = arith.minsi(call.integer(op.count), valid)
@@ -289,11 +296,37 @@ def _operand(call: _Call, op: AbiOperand) -> ir.Value:
         return arith.select(before, zero, valid)
     if op.kind == "nbytes":
         # records are counted in records too (the memref's shape)
-        length = convert(memref.dim(call.value(param), arith.constant(_index(), 0)), _i64())
+        length = _length(call.value(param))
         return arith.muli(length, _const(as_dtype(call.types[param].dtype).itemsize))
     if op.kind == "count":
         return call.integer(param) if call.passed(param) else _const(op.absent)
     raise NotImplementedError(op.kind)  # a kind of scan._spec.OperandKind without an emitter
+
+
+def _element(call: _Call, ty: Any, array: ir.Value, offset: ir.Value) -> ir.Value:
+    """``&array[offset]`` of a 1-D array argument of type `ty` (generic address space)."""
+    if isinstance(ty.dtype, types.Record):
+        # a record array: a C-contiguous byte memref (the planner refuses other layouts)
+        nbytes = arith.muli(offset, _const(as_dtype(ty.dtype).itemsize))
+        return llvm_ptr_add_bytes(memref_data_pointer(array), nbytes)
+    element = memref_to_llvm_ptr(array, [offset], get_storage_type(ty.dtype))
+    return llvm.addrspacecast(_ptr(), element)
+
+
+def _length(array: ir.Value) -> ir.Value:
+    """``len(array)`` of a 1-D array, as a 64-bit integer."""
+    return convert(memref.dim(array, arith.constant(_index(), 0)), _i64())
+
+
+def _pointer_table(call: _Call, pointers: Sequence[ir.Value]) -> ir.Value:
+    """A stack slot holding `pointers` in order (zipped tile I/O's ``tile`` operand)."""
+    with call.lower.alloca_insertion_point():
+        table = llvm.alloca(
+            _ptr(), _const(1), llvm.ArrayType.get(_ptr(), len(pointers)), alignment=8
+        )
+    for i, pointer in enumerate(pointers):
+        llvm.store(pointer, llvm_ptr_add_bytes(table, _const(8 * i)))
+    return table
 
 
 def _named(param: str | None, op: AbiOperand) -> str:

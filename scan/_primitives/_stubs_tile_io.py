@@ -6,7 +6,9 @@ of the entry point in the call table's order, with its type in that overload
 and whether the overload requires it; the names, defaults and keyword-only
 flags are checked against :data:`scan._calls.CALLS` when the stubs are
 generated. The numeric overload comes first, then the record one
-(``np.void``): see the notes at the top of ``block.pyi``.
+(``np.void``): see the notes at the top of ``block.pyi``. ``scan.block``'s
+load and store then take zipped tile I/O: a tuple of arrays (one per field)
+and record items, and a store of the fields ``field=`` names.
 """
 
 from __future__ import annotations
@@ -26,7 +28,60 @@ _WARP_TAIL = (
 )
 
 
-def _functions(tail: tuple[Arg, ...]) -> tuple[StubFunction, ...]:
+_ARRAYS = "tuple[NDArray[Any], ...]"
+
+
+def _own_storage(tail: tuple[Arg, ...]) -> tuple[Arg, ...]:
+    """`tail` without ``temp_storage=``: zipped tile I/O owns its temp storage."""
+    return tuple(opt(a.name, "None") if a.name == "temp_storage" else a for a in tail)
+
+
+def _zipped_load(tail: tuple[Arg, ...]) -> Overload:
+    """A tuple of arrays, one per field of the record items."""
+    return Overload(
+        (
+            req("src", _ARRAYS),
+            req("offset", _INDEX),
+            req("items", "NDArray[np.void]"),
+            opt("valid_items", f"{_INDEX} | None"),
+            opt("oob_default", "_RecordInitialLike | None"),
+            *_own_storage(tail),
+        ),
+        "None",
+    )
+
+
+def _zipped_stores(tail: tuple[Arg, ...]) -> tuple[Overload, ...]:
+    """One field to its array (``field=`` required), and fields to a tuple of arrays."""
+    return (
+        Overload(
+            (
+                req("dst", "NDArray[Any]"),
+                req("offset", _INDEX),
+                req("items", "NDArray[np.void]"),
+                opt("valid_items", f"{_INDEX} | None"),
+                req("field", "str"),
+                *_own_storage(tail),
+            ),
+            "None",
+        ),
+        Overload(
+            (
+                req("dst", _ARRAYS),
+                req("offset", _INDEX),
+                req("items", "NDArray[np.void]"),
+                opt("valid_items", f"{_INDEX} | None"),
+                opt("field", "str | tuple[str, ...] | None"),
+                *_own_storage(tail),
+            ),
+            "None",
+        ),
+    )
+
+
+def _functions(tail: tuple[Arg, ...], *, zipped: bool = True) -> tuple[StubFunction, ...]:
+    # scan.block's store has field= (None in its numeric and record overloads)
+    field = (opt("field", "None"),) if zipped else ()
     return (
         StubFunction(
             "load",
@@ -53,6 +108,7 @@ def _functions(tail: tuple[Arg, ...]) -> tuple[StubFunction, ...]:
                     ),
                     "None",
                 ),
+                *((_zipped_load(tail),) if zipped else ()),
             ),
         ),
         StubFunction(
@@ -64,6 +120,7 @@ def _functions(tail: tuple[Arg, ...]) -> tuple[StubFunction, ...]:
                         req("offset", _INDEX),
                         req("items", "_SameDtype[ValueT]"),
                         opt("valid_items", f"{_INDEX} | None"),
+                        *field,
                         *tail,
                     ),
                     "None",
@@ -74,10 +131,12 @@ def _functions(tail: tuple[Arg, ...]) -> tuple[StubFunction, ...]:
                         req("offset", _INDEX),
                         req("items", "NDArray[np.void]"),
                         opt("valid_items", f"{_INDEX} | None"),
+                        *field,
                         *tail,
                     ),
                     "None",
                 ),
+                *(_zipped_stores(tail) if zipped else ()),
             ),
         ),
     )
@@ -85,4 +144,4 @@ def _functions(tail: tuple[Arg, ...]) -> tuple[StubFunction, ...]:
 
 FUNCTIONS: tuple[StubFunction, ...] = _functions(_TAIL)
 #: ``warp.pyi``'s ``load`` and ``store``
-WARP_FUNCTIONS: tuple[StubFunction, ...] = _functions(_WARP_TAIL)
+WARP_FUNCTIONS: tuple[StubFunction, ...] = _functions(_WARP_TAIL, zipped=False)

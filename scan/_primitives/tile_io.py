@@ -20,6 +20,7 @@ from .._plan import (
     ArrayFact,
     Block,
     TileIOPlan,
+    ZipFact,
     as_array,
     as_scalar,
     check_index,
@@ -46,7 +47,11 @@ def io_params(name: Literal["load", "store"]) -> tuple[Param, ...]:
 
 
 def _io(name: Literal["load", "store"]) -> EntryPoint:
-    return EntryPoint(name, name, (*io_params(name), Param("algorithm", "literal", None), *COMMON))
+    # zipped stores: the record fields stored, one array each
+    field = (Param("field", "literal", None),) if name == "store" else ()
+    return EntryPoint(
+        name, name, (*io_params(name), *field, Param("algorithm", "literal", None), *COMMON)
+    )
 
 
 CALLS = (_io("load"), _io("store"))
@@ -55,7 +60,8 @@ CALLS = (_io("load"), _io("store"))
 def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> TileIOPlan:
     name = entry.key
     array_name = "src" if entry.kind == "load" else "dst"
-    array = as_array(name, array_name, facts[array_name])
+    given = facts[array_name]
+    array = given if isinstance(given, ZipFact) else as_array(name, array_name, given)
     if array is None:
         raise ScanTypeError(f"{name}: {array_name} must be an array")
     items = facts["items"]
@@ -74,6 +80,7 @@ def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> TileIOPl
         block=block,
         items_per_thread=facts["items_per_thread"],
         auto_sync=facts["auto_sync"],
+        field=facts.get("field"),
     )
 
 
@@ -136,8 +143,12 @@ DOCS: Mapping[str, str] = {
 
     Parameters
     ----------
-    src : 1-D C-contiguous array
-        Global (or shared) memory; index a row first for 2-D data.
+    src : 1-D C-contiguous array, or a tuple of them
+        Global (or shared) memory; index a row first for 2-D data. A tuple
+        holds one array per field of record ``items``, in field order, each of
+        its field's dtype (zipped tile I/O): each field is loaded from its
+        array as a numeric load would load it, with no record array in
+        between. The tile then ends at the shortest array.
     offset : int
         Index of the tile's first item in ``src``.
     items : local array
@@ -146,9 +157,10 @@ DOCS: Mapping[str, str] = {
         Number of items to read from ``offset`` on; defaults to (and is never
         more than) ``len(src) - offset``. A tile that runs past the end is
         guarded automatically.
-    oob_default : scalar, optional
-        Value given to items past the valid range. Without it those items keep
-        the values they had before the load: pass the identity of your scan
+    oob_default : scalar, record or tuple, optional
+        Value given to items past the valid range (for records, a record or
+        a tuple of one number per field). Without it those items keep the
+        values they had before the load: pass the identity of your scan
         operator (e.g. 0 for sums) when a partial tile's aggregate matters.
     algorithm : str, optional
         CUB's ``BLOCK_LOAD_*`` algorithm: ``"direct"``, ``"striped"``,
@@ -157,15 +169,28 @@ DOCS: Mapping[str, str] = {
         for the block size, items per thread and item size (``"vectorize"``
         with 4 items of 4 bytes and 128 threads), else
         ``"warp_transpose"`` when the block size is a multiple of 32, else
-        ``"transpose"``.
+        ``"transpose"``. For a tuple of arrays, the item size is the widest
+        field's.
     temp_storage, threads, items_per_thread, auto_sync
-        As in :func:`scan`.
+        As in :func:`scan`. Zipped tile I/O owns its temp storage (no
+        ``temp_storage=``).
     """,
     "store": """\
     Store one tile to ``dst[offset : offset + threads * len(items)]`` (``cub::BlockStore``).
 
     Items past ``len(dst)`` (or past ``valid_items``) are not written.
-    Parameters as in :func:`load`.
+    Parameters as in :func:`load`, and:
+
+    Parameters
+    ----------
+    dst : 1-D C-contiguous array, or a tuple of them
+        A tuple holds one array per field of record ``items`` (or per field
+        ``field=`` names), each of its field's dtype (zipped tile I/O); the
+        tile then ends at the shortest array.
+    field : str or tuple of str, optional
+        Record ``items`` only: the field (or fields, in the order of the
+        arrays of ``dst``) to store; ``dst`` is then an array (a tuple of
+        arrays) of the field's dtype. Literal names, e.g. ``field="b"``.
     """,
 }
 

@@ -24,11 +24,14 @@ from numba.cuda import types as nbtypes
 import scan
 import statefn
 from scan import block
+from scan._calls import bind
 from scan._numba_cuda._callbacks import lower
 from scan._plan import (
     ArrayFact,
     ScalarFact,
     TupleFact,
+    ZipFact,
+    as_array,
     check_launch_bounds,
     plan_tile_io,
     resolve_block,
@@ -135,6 +138,14 @@ _WIDE = np.dtype([("x", np.float64), ("y", np.float64), ("z", np.float64)])
 
 def _keep(a: object, b: object) -> object:
     return a
+
+
+_ZIP_PAIR = np.dtype([("a", np.float32), ("b", np.float32)], align=True)
+_F32_ROW = ArrayFact(np.float32, 1)
+
+
+def _zip(**kw: object) -> None:
+    _io(**{"array": ZipFact((_F32_ROW,) * 2), "items": ArrayFact(_ZIP_PAIR, 1, 4), **kw})
 
 
 def _io(**kw: object) -> None:
@@ -261,6 +272,21 @@ CASES: dict[str, Callable[[], object]] = {
     "io_unknown_algorithm": lambda: _io(algorithm="blocked"),
     "io_oob_on_store": lambda: _io(function="store", oob_default=I32),
     "io_warp_not_multiple": lambda: _io(algorithm="warp_transpose", block=(48, 1, 1)),
+    # ---- zipped tile I/O
+    "zip_count": lambda: _zip(array=ZipFact((_F32_ROW,) * 3)),
+    "zip_dtype": lambda: _zip(array=ZipFact((_F32_ROW, ArrayFact(np.float64, 1)))),
+    "zip_numeric_items": lambda: _zip(items=ArrayFact(np.float32, 1, 4)),
+    "zip_unknown_field": lambda: _zip(function="store", array=_F32_ROW, field="c"),
+    "zip_field_twice": lambda: _zip(function="store", array=_F32_ROW, field=("b", "b")),
+    "zip_field_not_a_name": lambda: _zip(function="store", array=_F32_ROW, field=1),
+    "zip_field_numeric_items": lambda: _zip(
+        function="store", array=_F32_ROW, items=ArrayFact(np.float32, 1, 4), field="b"
+    ),
+    "zip_temp_storage": lambda: _zip(temp_storage=ArrayFact(np.uint8, 1)),
+    "zip_field_on_load": lambda: bind("load", (None, 0, None), {"field": "b"}),
+    "zip_field_on_warp_store": lambda: bind("warp.store", (None, 0, None), {"field": "b"}),
+    "zip_tuple_elsewhere": lambda: as_array("warp.load", "src", ZipFact((_F32_ROW,) * 2)),
+    "zip_tuple_values": lambda: _scan(values=ZipFact((_F32_ROW,) * 2)),
     # ---- host-side calls
     "kernel_only": lambda: block.inclusive_sum(1),
     "temp_storage_primitive": lambda: block.temp_storage("sort", np.int32, 128, cc=(9, 0)),

@@ -46,8 +46,8 @@ def test_selective_scan_recurrence_long_rows():
 def test_recurrence_has_no_local_memory(tmp_path):
     from doc_examples.examples import records
 
-    pair = from_dtype(records.pair)[:, ::1]
-    cubin = scan.compile(records.selective_scan, (pair, pair), cc=(9, 0), block=32)
+    rows = from_dtype(np.float32)[:, ::1]
+    cubin = scan.compile(records.selective_scan, (rows, rows, rows), cc=(9, 0), block=32)
     path = tmp_path / "k.cubin"
     path.write_bytes(cubin)
     sass = subprocess.run(

@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from numba import cuda
@@ -62,3 +66,44 @@ def typing_error(pyfunc: Callable[..., Any], argtypes: Sequence[Any]) -> str:
         exc = getattr(exc, "rejection", exc)
         return f"{type(exc).__name__}: {exc}"
     raise AssertionError("the kernel compiled but was expected to be rejected")
+
+
+def linked_ptx(codes: Sequence[Any], cc: tuple[int, int] = CC) -> str:
+    """The PTX nvJitLink makes of LTO-IR objects (a stack frame shows as ``__local_depot``)."""
+    from cuda.core import Linker, LinkerOptions, ObjectCode
+
+    objs = [ObjectCode.from_ltoir(c if isinstance(c, bytes) else c.data) for c in codes]
+    opts = LinkerOptions(arch=f"sm_{cc[0]}{cc[1]}", link_time_optimization=True, ptx=True)
+    ptx = Linker(*objs, options=opts).link("ptx").code
+    return ptx.decode() if isinstance(ptx, bytes) else str(ptx)
+
+
+def sass(cubin: bytes, tmp_path: Path) -> str | None:
+    """A cubin's SASS from ``cuobjdump -sass``, or None where no cuobjdump is installed."""
+    tool = shutil.which("cuobjdump") or next(
+        (str(p) for p in Path("/usr/local").glob("cuda*/bin/cuobjdump")), None
+    )
+    if tool is None:
+        return None
+    path = tmp_path / "k.cubin"
+    path.write_bytes(cubin)
+    return subprocess.run([tool, "-sass", str(path)], capture_output=True, text=True).stdout
+
+
+def assert_links_without_local_memory(
+    kernel: Any, argtypes: Sequence[Any], threads: int, tmp_path: Path
+) -> None:
+    """`kernel` (a ``cuda.jit`` dispatcher) links for sm_90 with no stack frame and no spills.
+
+    The linked PTX has no ``__local_depot``, and its SASS (where a cuobjdump
+    is installed) no LDL or STL.
+    """
+    import scan
+
+    cubin = scan.compile(kernel, tuple(argtypes), cc=CC, block=threads)
+    assert cubin[:4] == b"\x7fELF"
+    ptx = linked_ptx(scan.compile(kernel, tuple(argtypes), cc=CC, block=threads, output="ltoir"))
+    assert "__local_depot" not in ptx
+    code = sass(cubin, tmp_path)
+    if code is not None:
+        assert not re.search(r"\b(LDL|STL)\b", code)

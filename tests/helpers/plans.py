@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Plans for tests: :func:`scan_plan` (an int32 ``inclusive_sum`` of 4 items at 128
 threads, ``raking``, with any of :func:`scan._plan.plan_scan`'s arguments overridden)
-and :func:`tile_plan`."""
+and :func:`tile_plan`, :func:`zipped_plan`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from scan._plan import ArrayFact, ScanPlan, TileIOPlan, plan_scan, plan_tile_io
+from scan._plan import (
+    ArrayFact,
+    ScanPlan,
+    TileIOPlan,
+    TupleFact,
+    ZipFact,
+    plan_scan,
+    plan_tile_io,
+)
 from scan._primitives.block_reduce import ReducePlan, plan_reduce
 from scan._primitives.warp_scan import WarpScanPlan, plan_warp_scan
 
@@ -83,3 +91,34 @@ def warp_plan(**over: Any) -> WarpScanPlan:
     }
     kwargs.update(over)
     return plan_warp_scan(**kwargs)
+
+
+#: The record of the zipped tile I/O tests: a linear recurrence's (a, b) pair.
+ZIP_PAIR = np.dtype([("a", np.float32), ("b", np.float32)], align=True)
+
+
+def zipped_plan(
+    direction: str,
+    algorithm: str | None = None,
+    *,
+    record: Any = ZIP_PAIR,
+    field: Any = None,
+    threads: int = 256,
+    items: int = 4,
+    oob: bool = False,
+) -> TileIOPlan:
+    """:func:`scan._plan.plan_tile_io` of zipped tile I/O: one array per field of `record`
+    (those `field` names, for a store)."""
+    record = np.dtype(record)
+    names = record.names if field is None else ((field,) if isinstance(field, str) else field)
+    arrays = tuple(ArrayFact(record.fields[n][0], 1) for n in names)
+    return plan_tile_io(
+        function=direction,  # type: ignore[arg-type]
+        array=ZipFact(arrays),
+        items=ArrayFact(record, 1, items),
+        algorithm=algorithm,
+        oob_default=TupleFact((np.float64,) * len(record.names)) if oob else None,
+        temp_storage=None,
+        block=(threads, 1, 1),
+        field=field,
+    )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.plans import scan_plan
+from helpers.plans import scan_plan, zipped_plan
 
 import scan
 import statefn
@@ -117,6 +117,12 @@ IO_CASES = {
         items=ArrayFact(np.int32, 1, 16),
         oob_default=ScalarFact(np.int32),
     ),
+    # zipped tile I/O: a vector load per field, gathered into the records
+    "load_zipped_vectorize_oob": zipped_plan("load", oob=True),
+    # one field of the records stored to its array
+    "store_zipped_field": zipped_plan("store", "warp_transpose", field="b"),
+    # fields whose exchanges would take more than ZIPPED_OWN_STORAGE share a buffer
+    "load_zipped_shared_storage": zipped_plan("load", "transpose", threads=512, items=16),
 }
 
 

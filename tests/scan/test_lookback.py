@@ -11,15 +11,12 @@ tests/sim/test_sim_lookback.py (simulator and GPU).
 
 from __future__ import annotations
 
-import re
-import shutil
-import subprocess
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 from helpers.cccl import run_with_cccl_3_0, skip_reason, toolkit_cccl
+from helpers.kernels import assert_links_without_local_memory
 from helpers.plans import scan_plan
 from numba import cuda
 from numba.cuda import types
@@ -235,26 +232,6 @@ def _status(dtype, ndim):
     return types.Array(from_dtype(scan.tile_status_dtype(dtype)), ndim, "C")
 
 
-def _ptx(codes):
-    from cuda.core import Linker, LinkerOptions, ObjectCode
-
-    objs = [ObjectCode.from_ltoir(c if isinstance(c, bytes) else c.data) for c in codes]
-    opts = LinkerOptions(arch="sm_90", link_time_optimization=True, ptx=True)
-    ptx = Linker(*objs, options=opts).link("ptx").code
-    return ptx.decode() if isinstance(ptx, bytes) else str(ptx)
-
-
-def _sass(cubin, tmp_path):
-    tool = shutil.which("cuobjdump") or next(
-        (str(p) for p in Path("/usr/local").glob("cuda*/bin/cuobjdump")), None
-    )
-    if tool is None:
-        return None
-    path = tmp_path / "k.cubin"
-    path.write_bytes(cubin)
-    return subprocess.run([tool, "-sass", str(path)], capture_output=True, text=True).stdout
-
-
 @pytest.mark.parametrize(
     ("kernel", "argtypes", "threads"),
     [
@@ -271,15 +248,8 @@ def _sass(cubin, tmp_path):
     ],
 )
 def test_lookback_kernels_link_without_local_memory(kernel, argtypes, threads, tmp_path):
-    jitted = cuda.jit(kernel)
-    cubin = scan.compile(jitted, argtypes, cc=CC, block=threads)
-    assert cubin[:4] == b"\x7fELF"
     # no stack frame: the look-back op and the tile state stay in registers
-    ptx = _ptx(scan.compile(jitted, argtypes, cc=CC, block=threads, output="ltoir"))
-    assert "__local_depot" not in ptx
-    sass = _sass(cubin, tmp_path)
-    if sass is not None:  # and no spills, where cuobjdump can show them
-        assert not re.search(r"\b(LDL|STL)\b", sass)
+    assert_links_without_local_memory(cuda.jit(kernel), argtypes, threads, tmp_path)
 
 
 # ---------------------------------------------------------------- the status as an argument

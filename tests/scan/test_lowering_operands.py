@@ -170,7 +170,7 @@ def numba_cuda_calls(ir: str) -> dict[str, list[Operand]]:
 
 
 def _numba_pointer(value: str, defs: dict[str, str], before: list[str]) -> Operand:
-    cast = re.fullmatch(r"bitcast (\S+)\* (\S+) to i8\*", defs.get(value, ""))
+    cast = re.fullmatch(r"bitcast (.+)\* (\S+) to i8\*", defs.get(value, ""))
     slot = cast.group(2) if cast else value
     if not defs.get(slot, "").startswith("alloca"):
         return Operand("pointer")
@@ -263,6 +263,7 @@ def kernel(source: str, cuda: Any) -> Any:
         "block": block,
         "running_total": running_total,
         "PAIR": PAIR,
+        "ZIP": np.dtype([("a", np.float32), ("b", np.float32)], align=True),
         "lookback": scan.lookback,
     }
     exec(textwrap.dedent(source), scope)
@@ -455,3 +456,22 @@ def test_record_oob_default_reaches_the_provider() -> None:
     given = {"ptr": "pointer", "items": "pointer"}
     check(calls["load"], TILE_PARAMS, {**given, "oob_default": "pointer"})
     check(calls["store"], TILE_PARAMS, given)
+
+
+@pytest.mark.parametrize("front_end", FRONT_ENDS)
+def test_zipped_tile_io_operands_reach_the_provider(front_end: str) -> None:
+    """A tuple of arrays reaches the provider as a table of their tiles' addresses."""
+    source = """
+    def k(a, b, h, n):
+        items = cuda.local.array(4, ZIP)
+        block.load((a, b), 1, items, valid_items=n, oob_default=(1.0, 0.0), threads=64)
+        block.store(h, 1, items, field="b", threads=64)
+    """
+    f32 = np.dtype(np.float32)
+    calls = FRONT_ENDS[front_end](source, (f32, f32, f32, "int64"))
+    assert sorted(calls) == ["load", "store"]
+    given = {"ptr": "pointer", "items": "pointer"}
+    check(calls["load"], TILE_PARAMS, {**given, "oob_default": "pointer"})
+    check(calls["store"], TILE_PARAMS, given)
+    # the address table is a stack slot (of the tiles' addresses), not an array's data
+    assert calls["load"][1].kind == "slot"

@@ -97,9 +97,9 @@ def symbol(descriptor: Any, dtype: Any) -> str:
 @pytest.mark.parametrize(
     ("program", "argtypes", "callbacks"),
     [
-        ("segmented_sum", ("seg", "seg"), ("segmented_add", "carry_segment")),
+        ("segmented_sum", (np.int32, np.float32, np.float32), ("segmented_add", "carry_segment")),
         ("running_argmax", (np.float32, np.int32), ("larger", "running_max")),
-        ("selective_scan", ("pair", "pair"), ("compose", "carry_map")),
+        ("selective_scan", (np.float32,) * 3, ("compose", "carry_map")),
     ],
 )
 def test_worked_programs_compile_and_link(

@@ -231,9 +231,9 @@ def test_record_kernel_compiles_and_links(case):
 @pytest.mark.parametrize(
     ("program", "argtypes"),
     [
-        ("segmented_sum", ("seg", "seg")),
+        ("segmented_sum", (np.int32, np.float32, np.float32)),
         ("running_argmax", (np.float32, np.int32)),
-        ("selective_scan", ("pair", "pair")),
+        ("selective_scan", (np.float32, np.float32, np.float32)),
     ],
 )
 def test_worked_programs_compile_and_link(program, argtypes):

@@ -18,10 +18,12 @@ def test_record_scan_matches_reference(case):
     np.testing.assert_array_equal(got["b"], expected["b"].astype(np.float32))
 
 
-def test_segmented_sum():
+# a row shorter than a tile, of whole tiles, and with a partial last tile (tiles of 128)
+@pytest.mark.parametrize("cols", [50, 256, 300])
+def test_segmented_sum(cols):
     from doc_examples.examples import records
 
-    got, expected = records.run_segmented()
+    got, expected = records.run_segmented(cols=cols)
     np.testing.assert_array_equal(got, expected.astype(np.float32))
 
 
@@ -32,9 +34,10 @@ def test_running_argmax():
     np.testing.assert_array_equal(got, expected)
 
 
-def test_selective_scan_recurrence():
+@pytest.mark.parametrize("cols", [50, 256, 1000])
+def test_selective_scan_recurrence(cols):
     from doc_examples.examples import records
 
-    got, expected = records.run_recurrence()
+    got, expected = records.run_recurrence(cols=cols)
     scale = np.abs(expected).max(axis=1, keepdims=True)
     assert np.all(np.abs(got - expected) <= records.RECURRENCE_TOLERANCE * scale)

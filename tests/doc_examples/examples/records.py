@@ -2,7 +2,9 @@
 """Record values and state: the three worked programs of docs/records.md.
 
 Each ``run_*`` function launches its kernel (in the simulator or on a GPU)
-and returns the result with a NumPy reference.
+and returns the result with a NumPy reference. The segmented sum and the
+recurrence load their records from one array per field and store one field
+(zipped tile I/O).
 """
 
 from __future__ import annotations
@@ -41,18 +43,19 @@ def carry_segment(state, block_aggregate):
 
 
 @cuda.jit
-def segmented_sum(src, dst):
+def segmented_sum(flags, values, out):
     row = cuda.blockIdx.x
     state = cuda.local.array(1, seg)
     state[0].flag = 0
     state[0].value = 0.0
     items = cuda.local.array(ITEMS, seg)
-    for base in range(0, src.shape[1], THREADS * ITEMS):
-        block.load(src[row], base, items, oob_default=(0, 0.0))
+    for base in range(0, values.shape[1], block.tile_size(items)):
+        # each field from its own array: flags (int32) and values (float32)
+        block.load((flags[row], values[row]), base, items, oob_default=(0, 0.0))
         block.inclusive_scan(
             items, items, scan_op=segmented_add, prefix_op=carry_segment, prefix_state=state
         )
-        block.store(dst[row], base, items)
+        block.store(out[row], base, items, field="value")  # the sums only
 
 
 # magictoken.segmented.end
@@ -60,18 +63,17 @@ def segmented_sum(src, dst):
 
 def run_segmented(rows: int = 2, cols: int = 300, seed: int = 0) -> tuple[Any, Any]:
     rng = np.random.default_rng(seed)
-    src = np.zeros((rows, cols), seg)
-    src["flag"] = rng.random((rows, cols)) < 0.05
-    src["value"] = rng.integers(-5, 6, (rows, cols))
-    dst = np.zeros_like(src)
-    segmented_sum[rows, THREADS](src, dst)
+    flags = (rng.random((rows, cols)) < 0.05).astype(np.int32)
+    values = rng.integers(-5, 6, (rows, cols)).astype(np.float32)
+    out = np.zeros((rows, cols), np.float32)
+    segmented_sum[rows, THREADS](flags, values, out)
     expected = np.zeros((rows, cols), np.float64)
     for r in range(rows):
         total = 0.0
         for c in range(cols):
-            total = src["value"][r, c] + (0.0 if src["flag"][r, c] else total)
+            total = values[r, c] + (0.0 if flags[r, c] else total)
             expected[r, c] = total
-    return dst["value"], expected
+    return out, expected
 
 
 # magictoken.argmax.begin
@@ -149,16 +151,16 @@ def carry_map(state, block_aggregate):
 
 
 @cuda.jit
-def selective_scan(ab, h):
+def selective_scan(a, b, h):
     row = cuda.blockIdx.x
     state = cuda.local.array(1, pair)
     state[0].a = 1.0  # the identity map: h[-1] = 0
     state[0].b = 0.0
     items = cuda.local.array(ITEMS, pair)
-    for base in range(0, ab.shape[1], THREADS * ITEMS):
-        block.load(ab[row], base, items, oob_default=(1.0, 0.0))
+    for base in range(0, a.shape[1], block.tile_size(items)):
+        block.load((a[row], b[row]), base, items, oob_default=(1.0, 0.0))
         block.inclusive_scan(items, items, scan_op=compose, prefix_op=carry_map, prefix_state=state)
-        block.store(h[row], base, items)  # h[t] is the b field
+        block.store(h[row], base, items, field="b")  # h[t] is the b field
 
 
 # magictoken.recurrence.end
@@ -171,15 +173,13 @@ RECURRENCE_TOLERANCE = 1e-4
 
 def run_recurrence(rows: int = 2, cols: int = 1000, seed: int = 0) -> tuple[Any, Any]:
     rng = np.random.default_rng(seed)
-    ab = np.zeros((rows, cols), pair)
-    ab["a"] = rng.uniform(0.9, 1.0, (rows, cols))
-    ab["b"] = rng.standard_normal((rows, cols))
-    out = np.zeros_like(ab)
-    selective_scan[rows, THREADS](ab, out)
+    a = rng.uniform(0.9, 1.0, (rows, cols)).astype(np.float32)
+    b = rng.standard_normal((rows, cols)).astype(np.float32)
+    h = np.zeros((rows, cols), np.float32)
+    selective_scan[rows, THREADS](a, b, h)
     expected = np.zeros((rows, cols), np.float64)
-    h = np.zeros(rows)
-    a64, b64 = ab["a"].astype(np.float64), ab["b"].astype(np.float64)
+    state = np.zeros(rows)
     for t in range(cols):
-        h = a64[:, t] * h + b64[:, t]
-        expected[:, t] = h
-    return out["b"], expected
+        state = a[:, t].astype(np.float64) * state + b[:, t]
+        expected[:, t] = state
+    return h, expected

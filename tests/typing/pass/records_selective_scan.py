@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-"""docs/records.md's selective-scan recurrence: (a, b) records as values and state."""
+"""docs/records.md's selective-scan recurrence: (a, b) records as values and state,
+loaded from two float32 arrays (zipped tile I/O) and stored as one field."""
 
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numba import cuda
-from numba.np.numpy_support import from_dtype
+from numba.cuda import types
 from numpy.typing import NDArray
 
 import statefn
@@ -33,24 +34,24 @@ def carry_map(state: NDArray[np.void], block_aggregate: Any) -> tuple[Any, Any]:
 
 
 @cuda.jit
-def selective_scan(ab: NDArray[np.void], h: NDArray[np.void]) -> None:
+def selective_scan(a: NDArray[np.float32], b: NDArray[np.float32], h: NDArray[np.float32]) -> None:
     row = cuda.blockIdx.x
     state = cuda.local.array(1, pair)
     state[0].a = 1.0  # the identity map: h[-1] = 0
     state[0].b = 0.0
     items = cuda.local.array(ITEMS, pair)
-    for base in range(0, ab.shape[1], THREADS * ITEMS):
-        block.load(ab[row], base, items, oob_default=(1.0, 0.0), threads=THREADS)
+    for base in range(0, a.shape[1], THREADS * ITEMS):
+        block.load((a[row], b[row]), base, items, oob_default=(1.0, 0.0), threads=THREADS)
         block.inclusive_scan(
             items, items, scan_op=compose, prefix_op=carry_map, prefix_state=state, threads=THREADS
         )
-        block.store(h[row], base, items, threads=THREADS)  # h[t] is the b field
+        block.store(h[row], base, items, field="b", threads=THREADS)  # h[t] is the b field
 
 
 # magictoken.typed_records.end
 
 
-_PAIRS = from_dtype(pair)[:, ::1]
+_ROWS = types.float32[:, ::1]
 KERNELS: list[tuple[Callable[..., None], tuple[Any, ...]]] = [
-    (selective_scan.py_func, (_PAIRS, _PAIRS)),
+    (selective_scan.py_func, (_ROWS, _ROWS, _ROWS)),
 ]

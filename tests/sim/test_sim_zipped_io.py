@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Zipped tile I/O against NumPy: record items from and to one array per field.
+
+``block.load((a, b), base, items)`` fills the record items field by field;
+``block.store(h, base, items, field="b")`` stores one field, a tuple of arrays
+every field (or those ``field=`` names). The tile's valid items end at the
+shortest array (and at ``valid_items=``); items past them get ``oob_default=``
+or keep their values. Simulator, and unchanged on a GPU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from doc_examples.examples.records import carry_map, compose, pair
+from numba import cuda
+
+from scan import block
+from scan._errors import ScanError
+from scan._vocab import IO_ALGORITHMS
+
+pytestmark = pytest.mark.sim
+
+PAIR = pair  # (a, b): the affine map h -> a * h + b
+#: fields of three sizes, in an order that leaves padding between them
+MIXED = np.dtype([("flag", np.int8), ("value", np.float64), ("n", np.int32)], align=True)
+THREADS = 32
+ITEMS = 4
+TILE = THREADS * ITEMS
+ALGORITHMS = [None, *IO_ALGORITHMS]
+
+
+def _recurrence(algorithm):
+    @cuda.jit
+    def recurrence(a, b, h):
+        row = cuda.blockIdx.x
+        state = cuda.local.array(1, PAIR)
+        state[0].a = 1.0
+        state[0].b = 0.0
+        items = cuda.local.array(ITEMS, PAIR)
+        for base in range(0, a.shape[1], TILE):
+            block.load((a[row], b[row]), base, items, oob_default=(1.0, 0.0), algorithm=algorithm)
+            block.inclusive_scan(
+                items, items, scan_op=compose, prefix_op=carry_map, prefix_state=state
+            )
+            block.store(h[row], base, items, field="b", algorithm=algorithm)
+
+    return recurrence
+
+
+def _inputs(rows, cols, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(0.9, 1.0, (rows, cols)).astype(np.float32)
+    b = rng.standard_normal((rows, cols)).astype(np.float32)
+    return a, b
+
+
+def _reference(a, b):
+    h = np.zeros(a.shape[0])
+    out = np.zeros(a.shape)
+    for t in range(a.shape[1]):
+        h = a[:, t].astype(np.float64) * h + b[:, t]
+        out[:, t] = h
+    return out
+
+
+# striped items are not in row order for a scan (the mixed case below loads them)
+@pytest.mark.parametrize("algorithm", [a for a in ALGORITHMS if a != "striped"])
+def test_recurrence_from_two_arrays(algorithm):
+    a, b = _inputs(2, 3 * TILE + 37)
+    h = np.full(a.shape, np.nan, np.float32)
+    _recurrence(algorithm)[2, THREADS](a, b, h)
+    want = _reference(a, b)
+    scale = np.abs(want).max(axis=1, keepdims=True)
+    assert np.all(np.abs(h - want) <= 1e-4 * scale)
+
+
+@cuda.jit
+def load_then_store(a, b, n, loaded, a_out, b_out, b_only):
+    """One tile: the items loaded (kept per thread), stored back whole and one field."""
+    items = cuda.local.array(ITEMS, PAIR)
+    rank = cuda.threadIdx.x
+    for i in range(ITEMS):
+        items[i].a = -1.0
+        items[i].b = -2.0
+    block.load((a, b), 0, items, valid_items=n)
+    for i in range(ITEMS):
+        loaded[rank * ITEMS + i] = items[i]
+    block.store((a_out, b_out), 0, items, valid_items=n)
+    block.store(b_only, 0, items, field="b")
+
+
+def test_the_shortest_array_ends_the_tile():
+    a = np.arange(100, dtype=np.float32)
+    b = np.arange(1000, 1000 + 90, dtype=np.float32)  # 10 shorter
+    loaded = np.zeros(TILE, PAIR)
+    a_out = np.zeros(TILE, np.float32)
+    b_out = np.zeros(95, np.float32)  # a store's shortest array ends it too
+    b_only = np.zeros(TILE, np.float32)
+    load_then_store[1, THREADS](a, b, 200, loaded, a_out, b_out, b_only)
+    np.testing.assert_array_equal(loaded["a"][:90], a[:90])
+    np.testing.assert_array_equal(loaded["b"][:90], b)
+    # past the valid range: the items as they were (no oob_default=)
+    assert (loaded["a"][90:] == -1.0).all()
+    assert (loaded["b"][90:] == -2.0).all()
+    # the store's shortest array (95 items) ends its tile: items 90-94 are the kept ones
+    np.testing.assert_array_equal(a_out[:90], a[:90])
+    assert (a_out[90:95] == -1.0).all()
+    assert (a_out[95:] == 0).all()
+    np.testing.assert_array_equal(b_out[:90], b)
+    assert (b_out[90:] == -2.0).all()
+    np.testing.assert_array_equal(b_only[:90], b)
+    np.testing.assert_array_equal(b_only[90:], -2.0)  # the kept items, stored
+
+
+def test_valid_items_ends_the_tile_first():
+    a = np.arange(TILE, dtype=np.float32)
+    b = -a
+    loaded = np.zeros(TILE, PAIR)
+    a_out, b_out, b_only = (np.zeros(TILE, np.float32) for _ in range(3))
+    load_then_store[1, THREADS](a, b, 50, loaded, a_out, b_out, b_only)
+    np.testing.assert_array_equal(loaded["a"][:50], a[:50])
+    assert (loaded["a"][50:] == -1.0).all()
+    np.testing.assert_array_equal(b_out[:50], b[:50])
+    assert (b_out[50:] == 0).all()
+
+
+@cuda.jit
+def mixed_round_trip(flag, value, n, out_n, out_flag, loaded):
+    items = cuda.local.array(ITEMS, MIXED)
+    rank = cuda.threadIdx.x
+    for base in range(0, value.shape[0], TILE):
+        block.load((flag, value, n), base, items, oob_default=(7, 0.5, -1), algorithm="striped")
+        for i in range(ITEMS):
+            loaded[base + i * THREADS + rank] = items[i]
+        # fields in another order than the record's
+        block.store((out_n, out_flag), base, items, field=("n", "flag"), algorithm="striped")
+
+
+def test_mixed_fields_in_any_order_and_oob_default():
+    cols = TILE + 20
+    flag = (np.arange(cols) % 3 == 0).astype(np.int8)
+    value = np.linspace(-1, 1, cols)
+    n = np.arange(cols, dtype=np.int32) * 7
+    out_n = np.zeros(cols, np.int32)
+    out_flag = np.zeros(cols, np.int8)
+    loaded = np.zeros(2 * TILE, MIXED)
+    mixed_round_trip[1, THREADS](flag, value, n, out_n, out_flag, loaded)
+    np.testing.assert_array_equal(loaded["flag"][:cols], flag)
+    np.testing.assert_array_equal(loaded["value"][:cols], value)
+    np.testing.assert_array_equal(loaded["n"][:cols], n)
+    past = loaded[cols:]
+    assert (past["flag"] == 7).all()
+    assert (past["value"] == 0.5).all()
+    assert (past["n"] == -1).all()
+    np.testing.assert_array_equal(out_n, n)
+    np.testing.assert_array_equal(out_flag, flag)
+
+
+@cuda.jit
+def scan_of_unfilled_items(a, b, h):
+    state = cuda.local.array(1, PAIR)
+    state[0].a = 1.0
+    state[0].b = 0.0
+    items = cuda.local.array(ITEMS, PAIR)
+    for base in range(0, a.shape[0], TILE):
+        block.load((a, b), base, items)
+        block.inclusive_scan(items, items, scan_op=compose, prefix_op=carry_map, prefix_state=state)
+        block.store(h, base, items, field="b")
+
+
+@pytest.mark.sim_only
+def test_items_no_load_filled_are_refused_as_after_a_plain_load():
+    a, b = _inputs(1, 100)
+    with pytest.raises(ScanError) as info:
+        scan_of_unfilled_items[1, THREADS](a[0], b[0], np.zeros(100, np.float32))
+    assert type(info.value).__name__ == "StateContractError"
+    assert (
+        "inclusive_scan: values hold an item that no load filled: item 0 of thread 25 was "
+        "never written" in str(info.value)
+    ), str(info.value)
