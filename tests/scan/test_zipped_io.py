@@ -255,3 +255,14 @@ def test_record_rows_and_field_rows_mix() -> None:
     record_row = types.Array(from_dtype(PAIR), 1, "C")
     cubin = scan.compile(cuda.jit(k), (record_row, F32, F32), cc=CC, block=THREADS)
     assert cubin[:4] == b"\x7fELF"
+
+
+def test_a_record_as_oob_default_compiles() -> None:
+    def k(a, b, fill, h):
+        items = cuda.local.array(ITEMS, PAIR)
+        block.load((a, b), 0, items, oob_default=fill[0])
+        block.store(h, 0, items, field="a")
+
+    record_row = types.Array(from_dtype(PAIR), 1, "C")
+    cubin = scan.compile(cuda.jit(k), (F32, F32, record_row, F32), cc=CC, block=THREADS)
+    assert cubin[:4] == b"\x7fELF"

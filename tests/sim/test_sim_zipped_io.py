@@ -179,3 +179,24 @@ def test_items_no_load_filled_are_refused_as_after_a_plain_load():
         "inclusive_scan: values hold an item that no load filled: item 0 of thread 25 was "
         "never written" in str(info.value)
     ), str(info.value)
+
+
+@cuda.jit
+def record_default(a, b, fill, loaded):
+    items = cuda.local.array(ITEMS, PAIR)
+    rank = cuda.threadIdx.x
+    block.load((a, b), 0, items, oob_default=fill[0])  # a record, as for a record row
+    for i in range(ITEMS):
+        loaded[rank * ITEMS + i] = items[i]
+
+
+def test_a_record_as_oob_default():
+    a = np.arange(70, dtype=np.float32)
+    b = -np.arange(70, dtype=np.float32)
+    fill = np.array([(1.0, 0.0)], PAIR)
+    loaded = np.zeros(TILE, PAIR)
+    record_default[1, THREADS](a, b, fill, loaded)
+    np.testing.assert_array_equal(loaded["a"][:70], a)
+    np.testing.assert_array_equal(loaded["b"][:70], b)
+    assert (loaded["a"][70:] == 1.0).all()
+    assert (loaded["b"][70:] == 0.0).all()
