@@ -22,13 +22,18 @@ Both tasks move 12 bytes per element (two 4-byte inputs, one 4-byte output).
 Contenders
 ----------
 ``project``
-    The library, written as docs/records.md shows: ``block.load`` of the two
-    input tiles, the items zipped into record pairs, ``block.inclusive_scan``
-    with the pair operator and a ``@statefn.stateful`` prefix callback that
-    carries the composed pair across tiles, ``block.store`` of the result
-    field. Tuned only with the library's knobs: threads, items per thread,
+    The library, written as docs/records.md did before zipped tile I/O:
+    ``block.load`` of the two input tiles, the items zipped into record pairs
+    in a loop, ``block.inclusive_scan`` with the pair operator and a
+    ``@statefn.stateful`` prefix callback that carries the composed pair
+    across tiles, the result field taken out in a loop, ``block.store``.
+    Tuned only with the library's knobs: threads, items per thread,
     ``algorithm=`` of the scan (``raking``, ``warp_scans``) and of the tile
     I/O (``warp_transpose``, ``vectorize``, ``direct``). Plain ``@cuda.jit``.
+``project_zipped``
+    The same with zipped tile I/O, as docs/records.md shows now: one
+    ``block.load((a_row, b_row), ...)`` into the record items and one
+    ``block.store(h_row, ..., field="b")``.
 ``cub_cpp``
     Hand-written CUDA C++ (``bench/cub_records.cu``) in the structure of
     Mamba's ``selective_scan_fwd``: ``cub::BlockLoad`` of both inputs, pairs
@@ -253,11 +258,38 @@ def _carry_segment_op(state: Any, block_aggregate: Any) -> Any:
 carry_segment = statefn.stateful(SEG, name="records_bench_carry_segment")(_carry_segment_op)
 
 
-def make_recurrence_kernel(cfg: Config) -> Any:
-    """``kernel[rows, cfg.threads](a, b, h)``: the recurrence over 2-D float32 arrays."""
+def make_recurrence_kernel(cfg: Config, zipped: bool = False) -> Any:
+    """``kernel[rows, cfg.threads](a, b, h)``: the recurrence over 2-D float32 arrays.
+
+    `zipped`: the fields move with zipped tile I/O (one load of both arrays
+    into the record items, a store of their ``b`` field) instead of two loads
+    into float32 items and loops building and taking apart the records.
+    """
     from scan import block
 
     ITEMS, TILE, IO, ALGO = cfg.items, cfg.tile, cfg.io, cfg.algo
+    if zipped:
+
+        @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
+        def recurrence_zipped(a: Any, b: Any, h: Any) -> None:
+            row = cuda.blockIdx.x
+            state = cuda.local.array(1, PAIR)
+            state[0].a = 1.0  # the identity map: h[-1] = 0
+            state[0].b = 0.0
+            items = cuda.local.array(ITEMS, PAIR)
+            for base in range(0, a.shape[1], TILE):
+                block.load((a[row], b[row]), base, items, oob_default=(1.0, 0.0), algorithm=IO)
+                block.inclusive_scan(
+                    items,
+                    items,
+                    scan_op=compose,
+                    prefix_op=carry_map,
+                    prefix_state=state,
+                    algorithm=ALGO,
+                )
+                block.store(h[row], base, items, field="b", algorithm=IO)
+
+        return recurrence_zipped
 
     @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
     def recurrence(a: Any, b: Any, h: Any) -> None:
@@ -289,11 +321,38 @@ def make_recurrence_kernel(cfg: Config) -> Any:
     return recurrence
 
 
-def make_segmented_kernel(cfg: Config) -> Any:
-    """``kernel[rows, cfg.threads](flags, values, out)``: the segmented sum over 2-D arrays."""
+def make_segmented_kernel(cfg: Config, zipped: bool = False) -> Any:
+    """``kernel[rows, cfg.threads](flags, values, out)``: the segmented sum over 2-D arrays.
+
+    `zipped` as in :func:`make_recurrence_kernel`.
+    """
     from scan import block
 
     ITEMS, TILE, IO, ALGO = cfg.items, cfg.tile, cfg.io, cfg.algo
+    if zipped:
+
+        @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
+        def segmented_sum_zipped(flags: Any, values: Any, out: Any) -> None:
+            row = cuda.blockIdx.x
+            state = cuda.local.array(1, SEG)
+            state[0].flag = 0
+            state[0].value = 0.0
+            items = cuda.local.array(ITEMS, SEG)
+            for base in range(0, flags.shape[1], TILE):
+                block.load(
+                    (flags[row], values[row]), base, items, oob_default=(0, 0.0), algorithm=IO
+                )
+                block.inclusive_scan(
+                    items,
+                    items,
+                    scan_op=segmented_add,
+                    prefix_op=carry_segment,
+                    prefix_state=state,
+                    algorithm=ALGO,
+                )
+                block.store(out[row], base, items, field="value", algorithm=IO)
+
+        return segmented_sum_zipped
 
     @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
     def segmented_sum(flags: Any, values: Any, out: Any) -> None:
@@ -325,16 +384,21 @@ def make_segmented_kernel(cfg: Config) -> Any:
     return segmented_sum
 
 
-_FACTORIES: dict[str, Callable[[Config], Any]] = {
+_FACTORIES: dict[str, Callable[[Config, bool], Any]] = {
     "recurrence": make_recurrence_kernel,
     "segmented_sum": make_segmented_kernel,
 }
 
 
+#: The project's kernels: written as docs/records.md did before zipped tile I/O
+#: (two loads, records built and taken apart in loops), and with zipped I/O.
+PROJECT_IMPLS = {"project": False, "project_zipped": True}
+
+
 @functools.cache
-def project_kernel(task: str, cfg: Config) -> Any:
+def project_kernel(task: str, cfg: Config, zipped: bool = False) -> Any:
     """The (one per process) project dispatcher of a task and configuration."""
-    return _FACTORIES[task](cfg)
+    return _FACTORIES[task](cfg, zipped)
 
 
 def project_signature(task: str) -> tuple[Any, ...]:
@@ -831,17 +895,18 @@ def sass_stats(cubin: Path) -> dict[str, _common.SassStats]:
 
 
 def _compile_project_job(
-    task: str, cfg: tuple[int, int, str, str], cc: tuple[int, int], out_dir: str
+    task: str, cfg: tuple[int, int, str, str], zipped: bool, cc: tuple[int, int], out_dir: str
 ) -> dict[str, Any]:
     """Worker process: ``scan.compile`` one project kernel (fills the on-disk cache)."""
     import scan
 
     config = Config(*cfg)
     started = time.perf_counter()
-    kernel = project_kernel(task, config)
+    kernel = project_kernel(task, config, zipped)
     cubin = scan.compile(kernel, project_signature(task), cc=cc, block=config.threads)
     seconds = time.perf_counter() - started
-    path = Path(out_dir) / f"project_{config.symbol(task)}.cubin"
+    zip_tag = "_zipped" if zipped else ""
+    path = Path(out_dir) / f"project_{config.symbol(task)}{zip_tag}.cubin"
     path.write_bytes(bytes(cubin))  # type: ignore[arg-type]
     stats = sass_stats(path)
     ldl = sum(v.ldl for v in stats.values()) if stats else -1
@@ -864,17 +929,21 @@ class ProjectBuild:
 
 def build_project(
     quick: bool, build_dir: Path, cc: tuple[int, int], tasks: Sequence[str] = TASKS
-) -> dict[tuple[str, Config], ProjectBuild]:
+) -> dict[tuple[str, Config, bool], ProjectBuild]:
     """``scan.compile`` every project kernel in a process pool (spawned: no CUDA state)."""
     jobs = {
-        (task, cfg): (cfg.symbol(task), (task, (cfg.threads, cfg.items, cfg.io, cfg.algo)))
+        (task, cfg, zipped): (
+            cfg.symbol(task) + ("_zipped" if zipped else ""),
+            (task, (cfg.threads, cfg.items, cfg.io, cfg.algo), zipped),
+        )
         for task in tasks
         for cfg in configs(quick)
+        for zipped in PROJECT_IMPLS.values()
     }
     done = compile_in_processes(
         "records_bench", jobs, _compile_project_job, cc, build_dir / "project"
     )
-    results: dict[tuple[str, Config], ProjectBuild] = {}
+    results: dict[tuple[str, Config, bool], ProjectBuild] = {}
     for key, r in done.items():
         if isinstance(r, str):
             results[key] = ProjectBuild(False, r)
@@ -882,10 +951,10 @@ def build_project(
             results[key] = ProjectBuild(
                 True, "scan.compile ok", r["cubin"], r["ldl"], r["stl"], r["regs"]
             )
-    for (task, cfg), r in sorted(results.items(), key=lambda kv: kv[0][1].symbol(kv[0][0])):
+    for key, r in sorted(results.items(), key=lambda kv: jobs[kv[0]][0]):
         if r.ok:
             local = f"regs={r.regs} LDL={r.ldl} STL={r.stl}" if r.ldl >= 0 else "no cuobjdump"
-            print(f"  project {cfg.symbol(task)}: {local}", flush=True)
+            print(f"  project {jobs[key][0]}: {local}", flush=True)
     return results
 
 
@@ -1093,7 +1162,7 @@ def build_cells(
     with concurrent.futures.ThreadPoolExecutor(1) as background:
         cub_future = background.submit(build_cub, quick, build_dir, cc, tasks)
         if simulated:
-            project_builds: dict[tuple[str, Config], ProjectBuild] = {}
+            project_builds: dict[tuple[str, Config, bool], ProjectBuild] = {}
             print("records_bench: simulator: project kernels are not precompiled", flush=True)
         else:
             try:
@@ -1112,14 +1181,14 @@ def build_cells(
         started = time.perf_counter()
         for task in tasks:
             for cfg in configs(quick):
-                try:
-                    project_kernel(task, cfg).compile(project_signature(task))
-                except Exception as exc:
-                    _common.emit_error(
-                        exc, impl="project", config=cfg.symbol(task), stage="compile"
-                    )
+                for impl, zipped in PROJECT_IMPLS.items():
+                    try:
+                        project_kernel(task, cfg, zipped).compile(project_signature(task))
+                    except Exception as exc:
+                        _common.emit_error(exc, impl=impl, config=cfg.symbol(task), stage="compile")
         print(
-            f"records_bench: project: in-process compile of {len(tasks) * len(configs(quick))} "
+            "records_bench: project: in-process compile of "
+            f"{len(tasks) * len(configs(quick)) * len(PROJECT_IMPLS)} "
             f"kernels (providers from the cache) in {time.perf_counter() - started:.1f} s",
             flush=True,
         )
@@ -1169,7 +1238,7 @@ def _label(data: TaskData, impl: str, config: str, threads: int, items: int) -> 
 def _config_cells(
     data: TaskData,
     quick: bool,
-    project_builds: dict[tuple[str, Config], ProjectBuild],
+    project_builds: dict[tuple[str, Config, bool], ProjectBuild],
     cubins: dict[tuple[str, Config], CubUnit],
     no_triton: str,
     simulated: bool,
@@ -1183,32 +1252,33 @@ def _config_cells(
             "threads": str(cfg.threads),
             "items": str(cfg.items),
         }
-        label = _label(data, "project", cfg.label, cfg.threads, cfg.items)
-        try:
-            kernel = project_kernel(data.task, cfg)
-            launch = make_project_launch(kernel, data, cfg.threads)
+        for impl, zipped in PROJECT_IMPLS.items():
+            label = _label(data, impl, cfg.label, cfg.threads, cfg.items)
+            try:
+                kernel = project_kernel(data.task, cfg, zipped)
+                launch = make_project_launch(kernel, data, cfg.threads)
 
-            built = project_builds.get((data.task, cfg))
-            meta: dict[str, Any] = {
-                **common,
-                "kernel": kernel,
-                "build": built.message if built else "not precompiled",
-                "precompiled_cubin": built.cubin if built else "",
-            }
-            if no_triton:
-                meta["triton"] = no_triton
-            cell["contenders"].append(
-                {
-                    "impl": "project",
-                    "config": cfg.label,
-                    "launch": launch,
-                    "check": make_check(data, launch, label),
-                    "meta": meta,
+                built = project_builds.get((data.task, cfg, zipped))
+                meta: dict[str, Any] = {
+                    **common,
+                    "kernel": kernel,
+                    "build": built.message if built else "not precompiled",
+                    "precompiled_cubin": built.cubin if built else "",
                 }
-            )
-        except Exception as exc:
-            _common.emit_error(exc, **label, stage="setup")
-            SETUP_ERRORS.append(f"project {cfg.symbol(data.task)}: {type(exc).__name__}: {exc}")
+                if no_triton:
+                    meta["triton"] = no_triton
+                cell["contenders"].append(
+                    {
+                        "impl": impl,
+                        "config": cfg.label,
+                        "launch": launch,
+                        "check": make_check(data, launch, label),
+                        "meta": meta,
+                    }
+                )
+            except Exception as exc:
+                _common.emit_error(exc, **label, stage="setup")
+                SETUP_ERRORS.append(f"{impl} {cfg.symbol(data.task)}: {type(exc).__name__}: {exc}")
 
         label = _label(data, "cub_cpp", cfg.label, cfg.threads, cfg.items)
         unit = cubins.get((data.task, cfg))
@@ -1416,7 +1486,7 @@ def write_reports(measured: list[Measured], out_dir: Path) -> None:
             "| impl | threads x items | config | GB/s | median ms |",
             "| --- | --- | --- | --- | --- |",
         ]
-        best = {impl: _best(entries, impl) for impl in ("project", "cub_cpp", "triton")}
+        best = {impl: _best(entries, impl) for impl in (*PROJECT_IMPLS, "cub_cpp", "triton")}
         for impl, m in best.items():
             if m is None:
                 lines.append(f"| {impl} | - | (none correct) | - | - |")
@@ -1426,11 +1496,12 @@ def write_reports(measured: list[Measured], out_dir: Path) -> None:
                     f"| {m.gbps:.1f} | {m.median_ms:.4f} |"
                 )
         lines.append("")
-        project = best["project"]
-        for other in ("cub_cpp", "triton"):
-            rival = best[other]
-            ratio = project.gbps / rival.gbps if project and rival else float("nan")
-            lines.append(f"- project / best {other}: {ratio:.3f}")
+        for impl in PROJECT_IMPLS:
+            project = best[impl]
+            for other in ("cub_cpp", "triton"):
+                rival = best[other]
+                ratio = project.gbps / rival.gbps if project and rival else float("nan")
+                lines.append(f"- {impl} / best {other}: {ratio:.3f}")
         failed = [m for m in entries if not m.ok]
         if failed:
             names = ", ".join(f"{m.contender['impl']} {m.contender['config']}" for m in failed)

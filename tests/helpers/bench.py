@@ -15,6 +15,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 def load_bench(name: str) -> ModuleType:
     """Import ``bench/<name>.py`` by path; bench/ is on sys.path only while it loads."""
     saved = list(sys.path)
+    sys.path.insert(0, str(BENCH))  # for the modules it imports at its top (_common)
     try:
         spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
         assert spec is not None

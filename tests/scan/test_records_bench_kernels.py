@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: Apache-2.0
+"""bench/records_bench.py's project kernels build for sm_90, without a GPU.
+
+Both ways of writing each task run in the benchmark: as docs/records.md did
+before zipped tile I/O (two loads into numeric items, loops building the
+records and taking their field out) and with zipped tile I/O (one load of
+both arrays into the records, a store of one field). Each links through
+``scan.compile`` with the launch's block size and uses no local memory.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from helpers.bench import load_bench
+from helpers.kernels import CC
+
+import scan
+
+pytestmark = pytest.mark.nvrtc
+
+records_bench = load_bench("records_bench")
+resource_usage = load_bench("resource_usage")
+
+CASES = [
+    (task, cfg, zipped)
+    for task in records_bench.TASKS
+    for cfg in records_bench.configs(quick=True)
+    for zipped in records_bench.PROJECT_IMPLS.values()
+]
+
+
+@pytest.mark.parametrize(
+    ("task", "cfg", "zipped"),
+    CASES,
+    ids=[f"{t}-{c.symbol(t)}-{'zipped' if z else 'loads'}" for t, c, z in CASES],
+)
+def test_project_kernel_links_for_sm90(task: str, cfg: Any, zipped: bool) -> None:
+    kernel = records_bench.project_kernel(task, cfg, zipped)
+    cubin = scan.compile(kernel, records_bench.project_signature(task), cc=CC, block=cfg.threads)
+    assert cubin[:4] == b"\x7fELF"
+    usage = resource_usage.only_kernel(cubin)
+    assert usage.local == 0, f"{cfg.symbol(task)}: {usage.local} bytes of local memory a thread"
