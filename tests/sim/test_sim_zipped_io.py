@@ -10,9 +10,14 @@ or keep their values. Simulator, and unchanged on a GPU.
 
 from __future__ import annotations
 
+import functools
+import os
+
 import numpy as np
 import pytest
 from doc_examples.examples.records import carry_map, compose, pair
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numba import cuda
 
 from scan import block
@@ -200,3 +205,68 @@ def test_a_record_as_oob_default():
     np.testing.assert_array_equal(loaded["b"][:70], b)
     assert (loaded["a"][70:] == 1.0).all()
     assert (loaded["b"][70:] == 0.0).all()
+
+
+# ---------------------------------------------------------------- against a NumPy model
+
+
+@functools.cache
+def _move_kernel(ipt: int, algorithm: str | None, oob: bool) -> object:
+    """Load one tile from (a, b), keep the items by tile position, store them to (a_out, b_out)."""
+    fill = (7.0, -7.0) if oob else None
+
+    @cuda.jit
+    def move(a, b, n, a_out, b_out, kept):
+        items = cuda.local.array(ipt, PAIR)
+        rank = cuda.threadIdx.x
+        threads = cuda.blockDim.x
+        for i in range(ipt):
+            items[i].a = -1.0
+            items[i].b = -2.0
+        if fill is None:
+            block.load((a, b), 0, items, valid_items=n, algorithm=algorithm)
+        else:
+            block.load((a, b), 0, items, valid_items=n, oob_default=fill, algorithm=algorithm)
+        for i in range(ipt):
+            pos = i * threads + rank if algorithm == "striped" else rank * ipt + i
+            kept[pos] = items[i]
+        block.store((a_out, b_out), 0, items, valid_items=n, algorithm=algorithm)
+
+    return move
+
+
+def _model(lengths, n, tile, oob):
+    """Items by tile position, and the stored arrays, as the docs define them."""
+    valid = max(0, min(*lengths[:2], n, tile))
+    kept = np.zeros(tile, PAIR)
+    kept["a"], kept["b"] = (7.0, -7.0) if oob else (-1.0, -2.0)
+    return kept, valid, max(0, min(*lengths[2:], n, tile))
+
+
+_ON_GPU = os.environ.get("SCAN_TESTS_BACKEND") == "gpu"
+
+
+@settings(deadline=None, max_examples=40 if _ON_GPU else 25)
+@given(
+    threads=st.sampled_from([32, 64]),
+    ipt=st.sampled_from([1, 2, 3, 4]),
+    algorithm=st.sampled_from(ALGORITHMS),
+    oob=st.booleans(),
+    lengths=st.lists(st.integers(0, 300), min_size=4, max_size=4),
+    n=st.integers(-5, 300),
+    seed=st.integers(0, 2**16),
+)
+def test_load_and_store_match_the_model(threads, ipt, algorithm, oob, lengths, n, seed):
+    rng = np.random.default_rng(seed)
+    a, b = (rng.standard_normal(k).astype(np.float32) for k in lengths[:2])
+    a_out, b_out = (np.zeros(k, np.float32) for k in lengths[2:])
+    tile = threads * ipt
+    kept = np.zeros(tile, PAIR)
+    _move_kernel(ipt, algorithm, oob)[1, threads](a, b, n, a_out, b_out, kept)
+    want, valid, stored = _model(lengths, n, tile, oob)
+    want["a"][:valid] = a[:valid]
+    want["b"][:valid] = b[:valid]
+    np.testing.assert_array_equal(kept, want)
+    for got, field in ((a_out, "a"), (b_out, "b")):
+        np.testing.assert_array_equal(got[:stored], want[field][:stored])
+        assert not got[stored:].any()
