@@ -230,17 +230,32 @@ def test_recurrence_links_without_local_memory(tmp_path: Path) -> None:
     assert_links_without_local_memory(records.selective_scan, (ROWS,) * 3, THREADS, tmp_path)
 
 
-def test_recurrence_links_without_local_memory_under_numba_cuda_mlir(tmp_path: Path) -> None:
+def _front_end(name: str) -> tuple[Any, Any]:
+    """The ``cuda`` module and ``types`` of front end `name` (skips numba-cuda-mlir when absent)."""
+    if name == "numba-cuda":
+        return cuda, types
     mlir = pytest.importorskip(
         "numba_cuda_mlir",
         reason="!!!!! numba-cuda-mlir is not installed: its zipped tile I/O is NOT tested",
     )
-    from numba_cuda_mlir.numba_cuda import types as mtypes
+    from numba_cuda_mlir.numba_cuda import types as mlir_types
 
-    fn = records.selective_scan.py_func
-    body = pytypes.FunctionType(fn.__code__, {**fn.__globals__, "cuda": mlir.cuda}, fn.__name__)
-    rows = mtypes.Array(mtypes.float32, 2, "C")
-    assert_links_without_local_memory(mlir.cuda.jit(body), (rows,) * 3, THREADS, tmp_path)
+    return mlir.cuda, mlir_types
+
+
+def _jit(fn: Any, module: Any) -> Any:
+    """`fn`'s body, with the global ``cuda`` bound to `module`, as a kernel of that front end."""
+    fn = getattr(fn, "py_func", fn)
+    return module.jit(
+        pytypes.FunctionType(fn.__code__, {**fn.__globals__, "cuda": module}, fn.__name__)
+    )
+
+
+def test_recurrence_links_without_local_memory_under_numba_cuda_mlir(tmp_path: Path) -> None:
+    module, ty = _front_end("numba-cuda-mlir")
+    rows = ty.Array(ty.float32, 2, "C")
+    kernel = _jit(records.selective_scan, module)
+    assert_links_without_local_memory(kernel, (rows,) * 3, THREADS, tmp_path)
 
 
 def test_record_rows_and_field_rows_mix() -> None:
@@ -264,4 +279,21 @@ def test_a_record_as_oob_default_compiles() -> None:
 
     record_row = types.Array(from_dtype(PAIR), 1, "C")
     cubin = scan.compile(cuda.jit(k), (F32, F32, record_row, F32), cc=CC, block=THREADS)
+    assert cubin[:4] == b"\x7fELF"
+
+
+def _every_form(a, b, n):
+    items = cuda.local.array(ITEMS, PAIR)
+    block.load((a, b), 0, items, valid_items=n)
+    block.store((b, a), 0, items, field=("a", "b"), valid_items=n)
+    block.store(a, 0, items, field="b", algorithm="striped")
+    block.store((a, b), 0, items, algorithm="warp_transpose")
+
+
+@pytest.mark.parametrize("front_end", ["numba-cuda", "numba-cuda-mlir"])
+def test_every_form_compiles(front_end: str) -> None:
+    """A tuple load, stores of named fields in another order, of one field, of every field."""
+    module, ty = _front_end(front_end)
+    row = ty.float32[::1]
+    cubin = scan.compile(_jit(_every_form, module), (row, row, ty.int64), cc=CC, block=THREADS)
     assert cubin[:4] == b"\x7fELF"
