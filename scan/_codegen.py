@@ -957,19 +957,34 @@ def tile_io_unit(
     )
 
 
+def _handover(plan: TileIOPlan) -> str:
+    """What frees a zipped field's temp storage for the next field (a statement, or nothing).
+
+    Nothing where the field moves without shared memory, or its exchange ends
+    with a barrier anyway (``vectorize``'s ``warp_transpose`` fallback with
+    ``auto_sync``); ``__syncwarp()`` where each warp exchanges through its own
+    part of the storage (``warp_transpose``, the fallback without
+    ``auto_sync``); a block barrier otherwise (``transpose`` and
+    ``warp_transpose_timesliced`` exchange across warps).
+    """
+    if not plan.uses_shared_memory or (plan.unaligned is not None and plan.auto_sync):
+        return ""
+    if plan.algorithm == "warp_transpose" or plan.unaligned is not None:
+        return "__syncwarp(); // the warp's next field reuses its part of the temp storage"
+    return "__syncthreads(); // the next field reuses the temp storage"
+
+
 def _zipped_unit(plan: TileIOPlan, *, symbol: str | None, storage: str | None, params: str) -> str:
     """C++ source of a zipped tile load or store: record items, one array per field.
 
     Each field's array moves as a numeric tile I/O provider moves its array
     (:func:`_tile_moves` of the field's plan), in a namespace of its own,
     between the array and a register array of the field's items; the entry
-    point gathers those into (or scatters them from) the record items. Each
-    field has temp storage of its own, so no barrier separates the fields,
-    unless together they would take more than :data:`ZIPPED_OWN_STORAGE`
-    bytes: then they take turns in one buffer (a union), with a barrier after
-    each field that moves through it. Fields whose exchange ends with a
-    barrier anyway (``vectorize`` falling back to ``warp_transpose``) take
-    turns in one buffer too.
+    point gathers those into (or scatters them from) the record items. The
+    fields take turns in one buffer (a union), handed over between them as
+    :func:`_handover` says, unless that takes a block barrier: then each has
+    temp storage of its own, so no barrier separates the fields, as long as
+    together they take at most :data:`ZIPPED_OWN_STORAGE` bytes.
     """
     load = plan.direction == "load"
     const = "const " if load else ""
@@ -982,11 +997,9 @@ def _zipped_unit(plan: TileIOPlan, *, symbol: str | None, storage: str | None, p
     field_plans = plan.field_plans()
     # what the fields' exchanges take (CUB's TempStorage: about one tile of items)
     nbytes = sum(p.tile_items * p.value_dtype.itemsize for p in field_plans if p.uses_shared_memory)
-    # vectorize's warp_transpose fallback ends with a barrier of its own
-    # (auto_sync): after it the buffer is free for the next field
-    self_synced = [p.unaligned is not None and p.auto_sync for p in field_plans]
-    overlay = nbytes > ZIPPED_OWN_STORAGE or all(
-        synced for synced, p in zip(self_synced, field_plans, strict=True) if p.uses_shared_memory
+    handovers = [_handover(p) for p in field_plans]
+    overlay = nbytes > ZIPPED_OWN_STORAGE or not any(
+        h.startswith("__syncthreads") for h in handovers[:-1]
     )
     for j, (name, field_plan) in enumerate(zip(plan.fields, field_plans, strict=True)):
         moves = _tile_moves(field_plan)
@@ -1018,13 +1031,8 @@ def _zipped_unit(plan: TileIOPlan, *, symbol: str | None, storage: str | None, p
         )
         if load:
             lines.append(f"    for (int i = 0; i < {ipt}; ++i) {member} = field_items[i];")
-        if (
-            overlay
-            and field_plan.uses_shared_memory
-            and not self_synced[j]
-            and j + 1 < len(field_plans)
-        ):
-            lines.append("    __syncthreads(); // the next field reuses the temp storage")
+        if overlay and handovers[j] and j + 1 < len(field_plans):
+            lines.append(f"    {handovers[j]}")
         lines.append("  }")
         calls.append("\n".join(lines))
     return _template("tile_io_zip.cuh.in").substitute(
@@ -1039,7 +1047,7 @@ def _zipped_unit(plan: TileIOPlan, *, symbol: str | None, storage: str | None, p
             if not overlay
             else f"The fields take turns in one temp storage (their own would take {nbytes} bytes)."
             if nbytes > ZIPPED_OWN_STORAGE
-            else "The fields take turns in one temp storage, each ending with a barrier."
+            else "The fields take turns in one temp storage (handed over as their exchanges allow)."
         ),
         storage_kind="union" if overlay else "struct",
         temp_members="\n".join(temp_members),

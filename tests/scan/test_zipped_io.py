@@ -201,15 +201,29 @@ def test_the_default_algorithm_follows_the_fields_not_the_record() -> None:
     assert [p.value_dtype for p in plan.field_plans()] == [np.dtype(np.float32)] * 2
 
 
-def test_large_or_self_synced_exchanges_share_one_buffer() -> None:
-    assert "struct temp_storage_t {" in variant_source("load", "transpose").split("_1::")[0]
-    shared = SPEC.render(zipped_plan("load", "transpose", threads=512, items=16), [], None, None)
+def _unit(*args: Any, **kwargs: Any) -> str:
+    return SPEC.render(zipped_plan(*args, **kwargs), [], None, None)
+
+
+def test_fields_share_one_buffer_unless_that_takes_block_barriers() -> None:
+    # block-wide exchanges: storage of their own, up to 24 KiB together
+    assert "struct temp_storage_t {" in _unit("load", "transpose")
+    assert "struct temp_storage_t {" in _unit("store", "warp_transpose_timesliced")
+    shared = _unit("load", "transpose", threads=512, items=16)
     assert "union temp_storage_t {" in shared
-    assert shared.count("the next field reuses the temp storage") == 1
-    # vectorize's fallback exchanges end with a barrier: one buffer, no barrier added
-    default = SPEC.render(zipped_plan("load"), [], None, None)
+    assert shared.count("__syncthreads(); // the next field reuses the temp storage") == 1
+    # each warp exchanges through its own part: one buffer, __syncwarp between fields
+    warps = _unit("load", "warp_transpose", threads=256, items=8)
+    assert "union temp_storage_t {" in warps
+    assert warps.count("__syncwarp(); // the warp's next field") == 1
+    assert "the next field reuses the temp storage" not in warps
+    # vectorize's fallback exchanges end with a barrier: one buffer, nothing added
+    default = _unit("load")
     assert "union temp_storage_t {" in default
+    assert "__syncwarp" not in default
     assert "the next field reuses" not in default
+    # no shared memory at all
+    assert "__syncwarp" not in _unit("store", "direct")
 
 
 @pytest.mark.parametrize("variant", _VARIANTS)

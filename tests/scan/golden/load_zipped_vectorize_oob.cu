@@ -82,7 +82,7 @@ __device__ __forceinline__ void move(
 }
 } // namespace io1
 
-// The fields take turns in one temp storage, each ending with a barrier.
+// The fields take turns in one temp storage (handed over as their exchanges allow).
 union temp_storage_t {
   io0::temp_storage_t io0;
   io1::temp_storage_t io1;

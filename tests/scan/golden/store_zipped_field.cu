@@ -42,8 +42,8 @@ __device__ __forceinline__ void move(
 }
 } // namespace io0
 
-// Each field moves through temp storage of its own: no barrier between them.
-struct temp_storage_t {
+// The fields take turns in one temp storage (handed over as their exchanges allow).
+union temp_storage_t {
   io0::temp_storage_t io0;
 };
 
