@@ -33,7 +33,7 @@ from scan import block
 pytestmark = pytest.mark.fuzz
 
 ON_GPU = os.environ.get("SCAN_TESTS_BACKEND") == "gpu"
-EXAMPLES = int(os.environ.get("SCAN_FUZZ_LOOKBACK_EXAMPLES", str(max(4, fuzz.EXAMPLES // 2))))
+EXAMPLES = int(os.environ.get("SCAN_FUZZ_LOOKBACK_EXAMPLES", str(max(3, fuzz.EXAMPLES // 4))))
 MAX_TILES = 6000 if ON_GPU else 5
 PAIR = np.dtype([("a", np.float32), ("b", np.float32)], align=True)
 
