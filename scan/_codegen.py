@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
-GENERATOR_VERSION = "11"
+GENERATOR_VERSION = "12"
 
 _BUILTIN_BODIES = {
     "+": "return a + b;",
@@ -333,7 +333,7 @@ def _io_decl(plan: ScanPlan) -> str:
     )
 
 
-def _reverse_call(plan: ScanPlan) -> list[str]:
+def _reverse_call(plan: ScanPlan, *, declare_slots: bool = True) -> list[str]:
     """A reverse scan: CUB's own steps for several items a thread, ranks mirrored.
 
     CUB scans ``ITEMS`` items a thread in three steps: the thread reduces its
@@ -350,12 +350,14 @@ def _reverse_call(plan: ScanPlan) -> list[str]:
     The two exchanges use separate slots, so no barrier is needed after the
     call: every thread has finished its reads of the temp storage and of the
     first slots before any passes the second barrier, and the next call writes
-    the second slots only after its own first barrier.
+    the second slots only after its own first barrier. A caller with two
+    branches of reverse scans (a look-back scan) declares the slots once
+    before them (:func:`_reverse_slots`) and passes ``declare_slots=False``.
     """
     n, t = plan.items_per_thread, plan.threads
     bx, by, bz = plan.block
     lines = [
-        f"  __shared__ value_t reverse_slots[2][{t}];",
+        *([_reverse_slots(plan)] if declare_slots else []),
         f"  const int rank = cub::RowMajorTid({bx}, {by}, {bz});",
         f"  const int mirror = {t - 1} - rank;",
     ]
@@ -467,25 +469,31 @@ struct temp_storage_t {
 };"""
 
 
+def _reverse_slots(plan: ScanPlan) -> str:
+    """The shared slots a reverse scan exchanges the threads' totals and prefixes through."""
+    return f"  __shared__ value_t reverse_slots[2][{plan.threads}];"
+
+
 def _lookback_call(plan: ScanPlan) -> str:
     """A look-back scan: tile 0 scans alone and publishes; every later tile looks back.
 
     The two branches are the library's scans of the tile without a prefix
     (with the block aggregate, and the initial value if given) and with a
     prefix callback (the look-back op); inside each, ``temp_storage``,
-    ``block_aggregate`` and ``state`` name what those scans expect.
+    ``block_aggregate`` and ``state`` name what those scans expect. The
+    branch is the same for every thread of a block, so each ends with the
+    barrier its own scan needs before the storage is reused (none after a
+    look-back where CUB's barrier after the callback suffices,
+    :func:`callback_barrier_suffices`); a reverse scan's exchange slots are
+    declared once, before the branches, so that the block holds one set.
     """
-    bx, by, bz = plan.block
-    first = attrs.evolve(
-        plan, lookback=False, prefix_op=None, has_block_aggregate=True, auto_sync=False
-    )
+    first = attrs.evolve(plan, lookback=False, prefix_op=None, has_block_aggregate=True)
     # a plan whose code calls prefix_op_t (here, the look-back op) as it calls a callback
     later = attrs.evolve(
         plan,
         lookback=False,
         prefix_op=LOOKBACK,  # type: ignore[arg-type]
         has_initial_value=False,
-        auto_sync=False,
     )
     published = "tile_aggregate"
     if plan.has_initial_value:  # CUB's block aggregate leaves the initial value out
@@ -499,23 +507,20 @@ def _lookback_call(plan: ScanPlan) -> str:
         "  if (tile_index >= num_tiles) __trap(); // a tile the status does not hold",
         "  tile_state_t tile_state;",
         "  tile_state.Init(num_tiles, status, static_cast<size_t>(status_bytes));",
+        *([_reverse_slots(plan)] if plan.reverse else []),
         "  if (tile_index == 0) {",
         "    typename block_scan_t::TempStorage& temp_storage = lookback_storage.scan;",
         "    value_t tile_aggregate;",
         "    void* block_aggregate = &tile_aggregate;",
-        _indented(_scan_call(first)),
-        f"    if (cub::RowMajorTid({bx}, {by}, {bz}) == 0) "
-        f"tile_state.SetInclusive(0, {published});",
+        _indented(_scan_call(first, declare_slots=False, publish=published)),
         "  } else {",
         "    typename block_scan_t::TempStorage& temp_storage = lookback_storage.scan;",
         "    lookback_op_t lookback(tile_state, lookback_storage.lookback, scan_op_t{}, "
         "static_cast<int>(tile_index));",
         "    void* state = &lookback;",
-        _indented(_scan_call(later)),
+        _indented(_scan_call(later, declare_slots=False)),
         "  }",
     ]
-    if plan.auto_sync:
-        lines.append(_SYNC)
     return "\n".join(lines)
 
 
@@ -525,19 +530,25 @@ def _indented(text: str) -> str:
     )
 
 
-def _scan_call(plan: ScanPlan) -> str:
+def _scan_call(plan: ScanPlan, *, declare_slots: bool = True, publish: str | None = None) -> str:
+    """The scan's statements (`publish`: the value a look-back's tile 0 publishes)."""
     if plan.lookback:
         return _lookback_call(plan)
-    if plan.reverse:
-        return "\n".join(_reverse_call(plan))
     lines = []
-    if thread_items_first(plan):
+    if plan.reverse:
+        lines += _reverse_call(plan, declare_slots=declare_slots)
+    elif thread_items_first(plan):
         lines += _thread_items_first_call(plan)
     else:
         if plan.prefix_op is not None:
             lines.append("  prefix_op_t prefix_op{state};")
         lines.append("  " + _block_call(plan, _scan_method(plan), ["input", "output"]))
-    if plan.auto_sync:
+    if publish is not None:
+        bx, by, bz = plan.block
+        lines.append(
+            f"  if (cub::RowMajorTid({bx}, {by}, {bz}) == 0) tile_state.SetInclusive(0, {publish});"
+        )
+    if plan.auto_sync and not plan.reverse:  # a reverse scan ends with its own barrier
         lines.append(_CALLBACK_SCAN_SYNC if callback_barrier_suffices(plan) else _SYNC)
     return "\n".join(lines)
 

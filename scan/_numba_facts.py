@@ -55,6 +55,7 @@ __all__ = [
     "decode_call_facts",
     "encode_call_facts",
     "pin_callback",
+    "typeof_status",
     "typing_root",
 ]
 
@@ -399,6 +400,21 @@ class LinkObjects:
             if obj is None:
                 obj = self._objects[(symbol, cc)] = self._make(data, f"{symbol}.ltoir")
             return obj
+
+
+def typeof_status(types: Any, from_dtype: Callable[[Any], Any], front_end: str) -> Any:
+    """A front end's ``typeof`` of a :class:`scan.TileStatus`: a C-contiguous array of its dtype.
+
+    The status is passed as the array its ``__cuda_array_interface__``
+    describes, but the interface's typestr (``|V16``) has no fields, and the
+    fields name the values' dtype; so the type comes from the status, made
+    once per status and front end (every launch types its arguments).
+    """
+
+    def make(dtype: np.dtype[Any], ndim: int) -> Any:
+        return types.Array(from_dtype(dtype), ndim, "C")
+
+    return lambda val, c: val.numba_type(front_end, make)
 
 
 def _callable_types(dummy: type) -> tuple[type, type]:

@@ -21,7 +21,7 @@ scans publish and read.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, SupportsIndex, TypeVar, overload
 
 import numpy as np
@@ -170,6 +170,8 @@ class TileStatus(Generic[ValueT]):
         self._holds = holds  # the tiles a row holds (at least `tiles`)
         self._simulated = simulated
         self._lock = threading.Lock()
+        self._interface: dict[str, Any] | None = None  # built on first use: launches read it
+        self._numba_types: dict[str, Any] = {}  # each front end's type of it (numba_type)
 
     # -- host side -----------------------------------------------------------
 
@@ -243,15 +245,29 @@ class TileStatus(Generic[ValueT]):
         """The status as an array of 16-byte elements, for kernels (GPU statuses only)."""
         if self._simulated is not None:
             raise AttributeError("a simulated tile status is not device memory")
-        dt = status_dtype(self.dtype)
-        return {
-            "shape": self.shape,
-            "typestr": dt.str,
-            "descr": dt.descr,
-            "data": (self._address, False),
-            "strides": None,
-            "version": 3,
-        }
+        if self._interface is None:
+            dt = status_dtype(self.dtype)
+            self._interface = {
+                "shape": self.shape,
+                "typestr": dt.str,
+                "descr": dt.descr,
+                "data": (self._address, False),
+                "strides": None,
+                "version": 3,
+            }
+        return dict(self._interface)
+
+    def numba_type(self, front_end: str, make: Callable[[np.dtype[Any], int], Any]) -> Any:
+        """The Numba type a front end gives the status: ``make(status dtype, ndim)``, made once.
+
+        A front end's ``typeof`` of a status (every launch types its
+        arguments) reads it from here; the interface's typestr (``|V16``)
+        has no fields, so the type comes from the status's dtype.
+        """
+        ty = self._numba_types.get(front_end)
+        if ty is None:
+            ty = self._numba_types[front_end] = make(status_dtype(self.dtype), len(self.shape))
+        return ty
 
     # -- the simulator's side ------------------------------------------------
 

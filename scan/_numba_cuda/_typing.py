@@ -43,7 +43,7 @@ import statefn
 from .. import block
 from .._calls import CALLS, bind, collect_facts, plan_call, public_functions
 from .._errors import ScanError
-from .._lookback import Lookback, status_dtype
+from .._lookback import Lookback
 from .._numba_facts import (
     IRFacts,
     NumbaFacts,
@@ -51,6 +51,7 @@ from .._numba_facts import (
     Rejection,
     TypedPlans,
     decode_call_facts,
+    typeof_status,
 )
 from .._plan import Block, check_launch_bounds
 from .._tile_status import TileStatus
@@ -112,12 +113,7 @@ for _cls in (statefn.StatefulFunction, statefn.StatelessFunction, statefn.ScanOp
 typeof_impl.register(Refused)(lambda val, c: FACTS.refused_type(val.obj))
 register_model(FACTS.descriptor_type)(core_models.OpaqueModel)
 register_model(FACTS.refused_type)(core_models.OpaqueModel)
-# a tile status is passed as the array its __cuda_array_interface__ describes;
-# its dtype's fields (which name the values' dtype) are not in the interface's
-# typestr, so its type comes from the status
-typeof_impl.register(TileStatus)(
-    lambda val, c: types.Array(from_dtype(status_dtype(val.dtype)), len(val.shape), "C")
-)
+typeof_impl.register(TileStatus)(typeof_status(types, from_dtype, "numba-cuda"))
 
 
 # ---------------------------------------------------------------------------

@@ -38,7 +38,7 @@ import statefn
 from .. import block
 from .._calls import bind, collect_facts, plan_call, public_functions
 from .._errors import ScanError
-from .._lookback import Lookback, status_dtype
+from .._lookback import Lookback
 from .._numba_facts import (
     IRFacts,
     NumbaFacts,
@@ -47,6 +47,7 @@ from .._numba_facts import (
     TypedPlans,
     decode_call_facts,
     encode_call_facts,
+    typeof_status,
 )
 from .._plan import Block
 from .._tile_status import TileStatus
@@ -83,11 +84,7 @@ for _cls in (statefn.StatefulFunction, statefn.StatelessFunction, statefn.ScanOp
 extending.typeof_impl.register(Refused)(lambda val, c: FACTS.refused_type(val.obj))
 extending.register_model(FACTS.descriptor_type)(OpaqueModel)
 extending.register_model(FACTS.refused_type)(OpaqueModel)
-# a tile status: the array its __cuda_array_interface__ describes, typed from
-# the status (the interface's typestr has no fields)
-extending.typeof_impl.register(TileStatus)(
-    lambda val, c: types.Array(from_dtype(status_dtype(val.dtype)), len(val.shape), "C")
-)
+extending.typeof_impl.register(TileStatus)(typeof_status(types, from_dtype, "numba-cuda-mlir"))
 
 
 # ---------------------------------------------------------------------------

@@ -291,8 +291,14 @@ def test_a_status_is_typed_by_numba_cuda_mlir_too():
 
     import scan._numba_cuda_mlir
 
+    from numba.cuda.typing.typeof import typeof
+
+    status = _device_status(None)
+    # each front end's type is made once per status and kept apart from the other's
+    assert typeof(status) == types.Array(from_dtype(scan.tile_status_dtype(np.int32)), 1, "C")
     element = mfrom_dtype(scan.tile_status_dtype(np.int32))
-    assert mtypeof(_device_status(None)) == mtypes.Array(element, 1, "C")
+    assert mtypeof(status) == mtypes.Array(element, 1, "C")
+    assert type(mtypeof(status)) is mtypes.Array
 
 
 TRIPLE = np.dtype([("x", np.float32), ("y", np.float32), ("n", np.int32)], align=True)
