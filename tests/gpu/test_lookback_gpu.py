@@ -127,3 +127,45 @@ def test_tile_status_reports_its_size() -> None:
     assert status.nbytes >= 4 * 1000 * 8
     assert not status.simulated
     assert status.__cuda_array_interface__["shape"] == status.shape
+
+
+def _two_lookbacks(algorithm: str) -> Any:
+    """Two look-back scans back to back in one kernel: the second reuses the first's storage."""
+
+    @cuda.jit
+    def kernel(src: Any, fwd: Any, bwd: Any, s1: Any, s2: Any) -> None:
+        items = cuda.local.array(4, np.int64)
+        base = cuda.blockIdx.x * 128 * 4
+        block.load(src, base, items, oob_default=0)
+        block.inclusive_sum(
+            items, algorithm=algorithm, prefix_op=scan.lookback, prefix_state=s1, threads=128
+        )
+        block.store(fwd, base, items)
+        base = ((src.shape[0] - 1) // 512 - cuda.blockIdx.x) * 512  # tile t: t-th from the end
+        block.load(src, base, items, oob_default=0)
+        block.exclusive_sum(
+            items,
+            algorithm=algorithm,
+            prefix_op=scan.lookback,
+            prefix_state=s2,
+            reverse=True,
+            threads=128,
+        )
+        block.store(bwd, base, items)
+
+    return kernel
+
+
+@pytest.mark.sanitize
+@pytest.mark.parametrize("algorithm", ["warp_scans", "raking"])
+def test_two_lookback_scans_in_one_kernel(algorithm: str) -> None:
+    n = 300_001
+    tiles = -(-n // 512)
+    x = np.random.default_rng(7).integers(-(2**40), 2**40, n)
+    d_x = cuda.to_device(x)
+    d_f, d_b = cuda.device_array_like(d_x), cuda.device_array_like(d_x)
+    s1, s2 = scan.tile_status(tiles, np.int64), scan.tile_status(tiles, np.int64)
+    _two_lookbacks(algorithm)[tiles, 128](d_x, d_f, d_b, s1, s2)
+    np.testing.assert_array_equal(d_f.copy_to_host(), np.cumsum(x))
+    suffix = np.cumsum(x[::-1])[::-1]
+    np.testing.assert_array_equal(d_b.copy_to_host(), suffix - x)

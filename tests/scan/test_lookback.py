@@ -11,12 +11,13 @@ tests/sim/test_sim_lookback.py (simulator and GPU).
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import numpy as np
 import pytest
 from helpers.cccl import run_with_cccl_3_0, skip_reason, toolkit_cccl
-from helpers.kernels import assert_links_without_local_memory
+from helpers.kernels import assert_links_without_local_memory, linked_ptx
 from helpers.plans import scan_plan
 from numba import cuda
 from numba.cuda import types
@@ -252,6 +253,24 @@ def test_lookback_kernels_link_without_local_memory(kernel, argtypes, threads, t
     assert_links_without_local_memory(cuda.jit(kernel), argtypes, threads, tmp_path)
 
 
+def suffix_sum(src, dst, status):
+    items = cuda.local.array(4, np.int64)
+    base = cuda.blockIdx.x * 512
+    block.load(src, base, items, oob_default=0)
+    block.inclusive_sum(items, prefix_op=scan.lookback, prefix_state=status, reverse=True)
+    block.store(dst, base, items)
+
+
+def test_a_reverse_lookback_holds_one_set_of_exchange_slots():
+    # tile 0 and the later tiles scan in two branches; the slots the reverse
+    # scan exchanges through are declared once for both (2 x 128 x 8 bytes)
+    argtypes = (types.int64[::1], types.int64[::1], _status(np.int64, 1))
+    codes = scan.compile(cuda.jit(suffix_sum), argtypes, cc=CC, block=128, output="ltoir")
+    shared = re.findall(r"\.shared \.align \d+ \.b8 (\w+)\[(\d+)\]", linked_ptx(codes))
+    slots = [size for name, size in shared if "reverse_slots" in name]
+    assert slots == ["2048"], shared
+
+
 # ---------------------------------------------------------------- the status as an argument
 
 
@@ -285,13 +304,12 @@ def test_the_array_interface_describes_the_rows():
 
 def test_a_status_is_typed_by_numba_cuda_mlir_too():
     pytest.importorskip("numba_cuda_mlir", reason="numba-cuda-mlir is not installed")
+    from numba.cuda.typing.typeof import typeof
     from numba_cuda_mlir.numba_cuda import types as mtypes
     from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype as mfrom_dtype
     from numba_cuda_mlir.numba_cuda.typing.typeof import typeof as mtypeof
 
     import scan._numba_cuda_mlir
-
-    from numba.cuda.typing.typeof import typeof
 
     status = _device_status(None)
     # each front end's type is made once per status and kept apart from the other's
