@@ -617,6 +617,13 @@ def _report_sass(job: _Job, label: dict[str, object], sass_file: Path | None) ->
 
 # ---------------------------------------------------------------------------- first launch
 
+#: configurations a warm first-launch process compiles next (none is HEADLINE)
+NEW_CONFIGS = (
+    KernelConfig(128, 4, "vectorize"),
+    KernelConfig(256, 4, "vectorize"),
+    KernelConfig(512, 2, "direct"),
+    KernelConfig(128, 8, "warp_transpose"),
+)
 FIRST_LAUNCH_SHAPE = (1024, 16384)
 QUICK_FIRST_LAUNCH_SHAPE = (64, 4096)
 
@@ -648,6 +655,22 @@ def first_launch_child(mode: str, label: str, rows: int, cols: int) -> int:
     out = d_dst.copy_to_host()
     expected = np.cumsum(host, axis=1, dtype=np.int64) if mode == "scan" else host
     ok = bool(np.array_equal(out.astype(np.int64), expected.astype(np.int64)))
+
+    # the same process, warm: kernels of configurations it has not compiled
+    # yet (threads, items), launched one after the other (the first of them
+    # makes the process's precompiled CUB headers, the others use them)
+    new_config_s = []
+    for cfg in NEW_CONFIGS:
+        t = time.perf_counter()
+        if mode == "scan":
+            kernel = make_prefix_kernel(cfg, "int32", MAIN_STATE["int32"])
+        else:
+            kernel = make_plain_copy_kernel(cfg)
+        kernel[rows, cfg.block](d_src, d_dst)
+        cuda.synchronize()
+        new_config_s.append(time.perf_counter() - t)
+        out = d_dst.copy_to_host()
+        ok = ok and bool(np.array_equal(out.astype(np.int64), expected.astype(np.int64)))
     _common.emit(
         "FL_CHILD",
         mode=mode,
@@ -658,6 +681,8 @@ def first_launch_child(mode: str, label: str, rows: int, cols: int) -> int:
         setup_s=t_ready - t_import,
         first_launch_s=t_done - t_ready,
         to_first_launch_s=t_done - _T0,
+        new_config_s=",".join(f"{x:.4f}" for x in new_config_s),
+        new_config_median_s=float(np.median(new_config_s)),
         ok=ok,
     )
     return 0 if ok else 1

@@ -62,6 +62,10 @@ SPEED_TARGET = 0.97
 CALLBACK_TARGET = 1.02
 #: warm first launch / plain Numba first launch must stay at or below this
 FIRST_LAUNCH_TARGET = 1.2
+#: process start to first result with an empty cache, against plain Numba
+FIRST_LAUNCH_COLD_TARGET = 1.3
+#: a new configuration's compile + launch in a warm process, against plain Numba
+NEW_CONFIG_TARGET = 4.0
 #: block reduce: CUB time / project time in the same configuration must reach this
 REDUCE_TARGET = 0.98
 #: look-back scans: best CUB DeviceScan time / best project time (reset + scan) must reach this
@@ -570,6 +574,7 @@ def _first_launch_summary(report: Report) -> tuple[list[list[object]], list[str]
             _fmt(_f(r, "first_launch_s")),
             _fmt(_f(r, "to_first_launch_s")),
             _fmt(_f(r, "process_s")),
+            r.get("new_config_s", ""),
         ]
         for r in records
     ]
@@ -596,6 +601,26 @@ def _first_launch_summary(report: Report) -> tuple[list[list[object]], list[str]
                 f"{FIRST_LAUNCH_TARGET}x)"
             )
     plain_total = med("plain/none", "to_first_launch_s")
+    cold_total = med("scan/cold", "to_first_launch_s")
+    if plain_total == plain_total and cold_total == cold_total and plain_total > 0:
+        ratio = cold_total / plain_total
+        notes.append(
+            f"- process start to first result, empty cache: scan {cold_total:.3f} s, plain "
+            f"{plain_total:.3f} s = **{ratio:.2f}x**"
+            f"{' PASS' if ratio <= FIRST_LAUNCH_COLD_TARGET else ' FAIL'} (target <= "
+            f"{FIRST_LAUNCH_COLD_TARGET}x)"
+        )
+    new_scan = med("scan/cold", "new_config_median_s")
+    new_plain = med("plain/none", "new_config_median_s")
+    if new_scan == new_scan and new_plain == new_plain and new_plain > 0:
+        ratio = new_scan / new_plain
+        notes.append(
+            f"- a new configuration in a warm process (compile + launch, median of "
+            f"{len(groups.get('scan/cold', []))} cold processes x 4 configurations): scan "
+            f"{new_scan:.3f} s, plain {new_plain:.3f} s = **{ratio:.2f}x**"
+            f"{' PASS' if ratio <= NEW_CONFIG_TARGET else ' FAIL'} (target <= "
+            f"{NEW_CONFIG_TARGET}x)"
+        )
     warm_total = med("scan/warm", "to_first_launch_s")
     if plain_total == plain_total and warm_total == warm_total and plain_total > 0:
         notes.append(
@@ -918,7 +943,16 @@ def write_markdown(report: Report, path: Path) -> list[str]:
     fl_rows, fl_notes = _first_launch_summary(report)
     out += ["", "## Time to first launch (seconds; definitions in docs/performance.md)", ""]
     out += _md_table(
-        ["kernel", "cache", "import", "setup", "first launch", "start to result", "process"],
+        [
+            "kernel",
+            "cache",
+            "import",
+            "setup",
+            "first launch",
+            "start to result",
+            "process",
+            "new configurations (each)",
+        ],
         fl_rows,
     )
     out += ["", *fl_notes]

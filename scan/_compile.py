@@ -22,6 +22,7 @@ from ._cache import Artifact, get_or_build
 from ._codegen import GENERATOR_VERSION
 from ._errors import CompileError, ToolchainError
 from ._keys import compile_key
+from ._pch import HEADERS
 from ._target import arch
 from ._toolchain import cccl_include_dirs, nvjitlink_version, nvrtc_archs, nvrtc_version
 from ._vocab import TempStorageLayout
@@ -153,11 +154,11 @@ def _nvrtc(name: str, source: str, cc: tuple[int, int]) -> bytes:
 
     check_target(cc)  # NVRTC is there and supports the target: what fails now is the unit
     table = nvrtc_options(cc)
-    options = ProgramOptions(name=name, **table)
     flags = nvrtc_flags(table)
     try:
-        program = Program(source, "c++", options=options)
-        obj = program.compile("ltoir")
+        with HEADERS.compiling(source, table) as pch:
+            program = Program(source, "c++", options=ProgramOptions(name=name, **table, **pch))
+            obj = program.compile("ltoir")
     except Exception as exc:
         log = str(exc)
         path = _dump(name, source, flags, log)
