@@ -644,12 +644,15 @@ def first_launch_child(mode: str, label: str, rows: int, cols: int) -> int:
     cuda.synchronize()
     t_ready = time.perf_counter()
 
-    if mode == "scan":
-        kernel = make_prefix_kernel(HEADLINE, "int32", MAIN_STATE["int32"])
-    else:
-        kernel = make_plain_copy_kernel(HEADLINE)
-    kernel[rows, HEADLINE.block](d_src, d_dst)
-    cuda.synchronize()
+    def launch(cfg: KernelConfig) -> None:
+        if mode == "scan":
+            kernel = make_prefix_kernel(cfg, "int32", MAIN_STATE["int32"])
+        else:
+            kernel = make_plain_copy_kernel(cfg)
+        kernel[rows, cfg.block](d_src, d_dst)
+        cuda.synchronize()
+
+    launch(HEADLINE)
     t_done = time.perf_counter()
 
     out = d_dst.copy_to_host()
@@ -662,12 +665,7 @@ def first_launch_child(mode: str, label: str, rows: int, cols: int) -> int:
     new_config_s = []
     for cfg in NEW_CONFIGS:
         t = time.perf_counter()
-        if mode == "scan":
-            kernel = make_prefix_kernel(cfg, "int32", MAIN_STATE["int32"])
-        else:
-            kernel = make_plain_copy_kernel(cfg)
-        kernel[rows, cfg.block](d_src, d_dst)
-        cuda.synchronize()
+        launch(cfg)
         new_config_s.append(time.perf_counter() - t)
         out = d_dst.copy_to_host()
         ok = ok and bool(np.array_equal(out.astype(np.int64), expected.astype(np.int64)))

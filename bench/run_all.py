@@ -601,26 +601,27 @@ def _first_launch_summary(report: Report) -> tuple[list[list[object]], list[str]
                 f"{FIRST_LAUNCH_TARGET}x)"
             )
     plain_total = med("plain/none", "to_first_launch_s")
-    cold_total = med("scan/cold", "to_first_launch_s")
-    if plain_total == plain_total and cold_total == cold_total and plain_total > 0:
-        ratio = cold_total / plain_total
-        notes.append(
-            f"- process start to first result, empty cache: scan {cold_total:.3f} s, plain "
-            f"{plain_total:.3f} s = **{ratio:.2f}x**"
-            f"{' PASS' if ratio <= FIRST_LAUNCH_COLD_TARGET else ' FAIL'} (target <= "
-            f"{FIRST_LAUNCH_COLD_TARGET}x)"
-        )
-    new_scan = med("scan/cold", "new_config_median_s")
-    new_plain = med("plain/none", "new_config_median_s")
-    if new_scan == new_scan and new_plain == new_plain and new_plain > 0:
-        ratio = new_scan / new_plain
-        notes.append(
-            f"- a new configuration in a warm process (compile + launch, median of "
-            f"{len(groups.get('scan/cold', []))} cold processes x 4 configurations): scan "
-            f"{new_scan:.3f} s, plain {new_plain:.3f} s = **{ratio:.2f}x**"
-            f"{' PASS' if ratio <= NEW_CONFIG_TARGET else ' FAIL'} (target <= "
-            f"{NEW_CONFIG_TARGET}x)"
-        )
+    cold_processes = len(groups.get("scan/cold", []))
+    for what, key, target in (
+        (
+            "process start to first result, empty cache",
+            "to_first_launch_s",
+            FIRST_LAUNCH_COLD_TARGET,
+        ),
+        (
+            f"a new configuration in a warm process (compile + launch, median of {cold_processes} "
+            "cold processes x 4 configurations)",
+            "new_config_median_s",
+            NEW_CONFIG_TARGET,
+        ),
+    ):
+        scan, plain = med("scan/cold", key), med("plain/none", key)
+        if scan == scan and plain == plain and plain > 0:
+            ratio = scan / plain
+            notes.append(
+                f"- {what}: scan {scan:.3f} s, plain {plain:.3f} s = **{ratio:.2f}x**"
+                f"{' PASS' if ratio <= target else ' FAIL'} (target <= {target}x)"
+            )
     warm_total = med("scan/warm", "to_first_launch_s")
     if plain_total == plain_total and warm_total == warm_total and plain_total > 0:
         notes.append(
