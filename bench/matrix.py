@@ -1268,14 +1268,29 @@ def _label(
 
 
 def project_contender(
-    spec: ProjectSpec, kernel: Any, data: Data, mlir_arrays: Any = None
+    spec: ProjectSpec,
+    kernel: Any,
+    data: Data,
+    mlir_arrays: Any = None,
+    *,
+    launcher: bool = False,
 ) -> Contender:
-    """A project kernel on ``data`` (numba-cuda's launch, as a user writes it)."""
+    """A project kernel on ``data`` (numba-cuda's launch, as a user writes it).
+
+    With `launcher`, contender ``project_launcher``: the same kernel launched
+    through ``scan.launcher(kernel, rows, threads)``.
+    """
+    import scan
+
     rows, threads = data.rows, spec.threads
     src, dst = mlir_arrays if mlir_arrays is not None else (data.src, data.dst)
+    bound = scan.launcher(kernel, rows, threads) if launcher else None
 
     def launch() -> None:
-        kernel[rows, threads](src, dst)
+        if bound is not None:
+            bound(src, dst)
+        else:
+            kernel[rows, threads](src, dst)
 
     meta = {
         "scan_algo": spec.algo or "(default)",
@@ -1283,9 +1298,10 @@ def project_contender(
         "launch_bounds": "1" if spec.launch_bounds else "0",
         "frontend": "numba-cuda-mlir" if spec.frontend == "mlir" else "numba-cuda",
     }
-    label = _label(data, spec.impl, spec.config, spec.threads, spec.items)
+    impl = "project_launcher" if launcher else spec.impl
+    label = _label(data, impl, spec.config, spec.threads, spec.items)
     return Contender(
-        impl=spec.impl,
+        impl=impl,
         config=spec.config,
         launch=launch,
         check=data.check(launch, label),
@@ -1741,6 +1757,7 @@ def defaults_table(report: Report) -> list[str]:
         tri = _one(rows, "triton_best")
         srows = sync.get(key, [])
         sd, scub = _one(srows, "project_default"), _best(srows, "cub_cpp")
+        sl = _one(srows, "project_launcher")
         body.append(
             [
                 *_cell_name(key),
@@ -1750,6 +1767,7 @@ def defaults_table(report: Report) -> list[str]:
                 f"{tri['config']} {_fmt(tri['gbps'], 0)}" if tri and tri["ok"] else "-",
                 _fmt(_ratio(_gbps(d), _gbps(tri)), 3),
                 _fmt(_ratio(_gbps(sd), _gbps(scub)), 3),
+                _fmt(_ratio(_gbps(sl), _gbps(scub)), 3),
                 d["regs"] if d else "",
                 d["ldl_stl"] if d else "",
             ]
@@ -1764,6 +1782,7 @@ def defaults_table(report: Report) -> list[str]:
         "triton_best (config GB/s)",
         "default / triton_best",
         "default / best cub (sync)",
+        "scan.launcher / best cub (sync)",
         "regs",
         "LDL+STL",
     ]
@@ -2157,6 +2176,9 @@ class Runner:
             arrays = mlir_arrays if spec.frontend == "mlir" else None
             contenders.append(project_contender(spec, kernel, data, arrays))
             specs.append(spec)
+            if spec.impl == "project_default":  # the same kernel through scan.launcher
+                contenders.append(project_contender(spec, kernel, data, launcher=True))
+                specs.append(spec)
         for cspec in plan.cub:
             kernel = self.cub_kernel(cspec)
             if kernel is not None:

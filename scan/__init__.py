@@ -37,6 +37,7 @@ from ._errors import (
 )
 from ._lookback import LOOKBACK as lookback  # noqa: N811 (a module-level constant, spelled as a function)
 from ._lookback import Lookback
+from ._launch import Launcher, launcher
 from ._tile_status import TileStatus, tile_status, tile_status_dtype
 
 _numba_cuda.install()
@@ -69,6 +70,7 @@ def compile(
 __all__ = [
     "CacheWarning",
     "CompileError",
+    "Launcher",
     "Lookback",
     "PlanError",
     "ScanError",
@@ -78,6 +80,7 @@ __all__ = [
     "ToolchainError",
     "block",
     "compile",
+    "launcher",
     "lookback",
     "tile_status",
     "tile_status_dtype",

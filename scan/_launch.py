@@ -1,0 +1,299 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``scan.launcher``: a compiled kernel bound to one launch shape, launched with less host work.
+
+``kernel[grid, block](*args)`` does, at every launch, what numba-cuda needs
+to find and run the right compiled kernel: it makes a launch configuration
+(and a cuda.core stream object for it), types every argument and looks the
+types up among the kernel's compiled versions, converts each argument into
+the kernel's parameters, and makes a cuda.core ``LaunchConfig``. A loop
+that launches the same kernel with the same shape thousands of times pays
+all of it every time, where CUB's own C++ kernels, launched from Python
+through cuda.core, pay for one ``launch``.
+
+A :class:`Launcher` does the first launch exactly as ``kernel[...]`` does
+(compiling the kernel, with its launch shape, if needed) and keeps what it
+found: the compiled kernel, its parameter types and a ``LaunchConfig``.
+Every later call checks the arguments' types against the compiled ones
+(a different type is refused, never converted) and launches with
+cuda.core directly. Arguments are device arrays (numba-cuda's, CuPy's,
+torch's: anything with ``__cuda_array_interface__``, tile statuses
+included), integers, floats and booleans; a kernel with any other
+parameter, a kernel compiled with ``debug=True``, a numba-cuda-mlir kernel
+and the simulator launch through ``kernel[...]`` every time, with the same
+results.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["Launcher", "launcher"]
+
+_Dim = int | tuple[int, ...]
+
+
+def launcher(
+    kernel: Any, grid: _Dim, block: _Dim, *, stream: Any = None, sharedmem: int = 0
+) -> Launcher:
+    """Bind `kernel` (a ``cuda.jit`` kernel) to a launch shape, for repeated launches.
+
+    ``launch = scan.launcher(kernel, grid, block)`` then ``launch(*args)``
+    runs ``kernel[grid, block](*args)`` on `stream` (a numba-cuda or
+    cuda.core stream, an object with ``__cuda_stream__``, or None for the
+    default stream) with `sharedmem` bytes of dynamic shared memory. The
+    first call compiles the kernel as a launch does; later calls with
+    arguments of the same types launch it with cuda.core directly.
+
+    Parameters
+    ----------
+    kernel : numba-cuda dispatcher
+        A ``@cuda.jit`` kernel (a numba-cuda-mlir kernel is launched through
+        its own ``kernel[...]``).
+    grid, block : int or tuple of int
+        The launch's grid and block, as in ``kernel[grid, block]``.
+    stream : optional
+        The stream every launch goes to.
+    sharedmem : int
+        Dynamic shared memory per block, in bytes.
+
+    Raises
+    ------
+    TypeError
+        At a call, when an argument's type differs from the one the kernel
+        was compiled for at the first call, or a host (NumPy) array is given
+        for a device array.
+    """
+    if not callable(getattr(kernel, "__getitem__", None)):
+        raise TypeError(
+            f"scan.launcher takes a @cuda.jit kernel (got {type(kernel).__name__}); "
+            "decorate the kernel function with @cuda.jit"
+        )
+    if not isinstance(sharedmem, int) or isinstance(sharedmem, bool) or sharedmem < 0:
+        raise ValueError(f"sharedmem must be a number of bytes, 0 or more (got {sharedmem!r})")
+    return Launcher(kernel, _dim3(grid, "grid"), _dim3(block, "block"), stream, sharedmem)
+
+
+def _dim3(dim: object, what: str) -> tuple[int, int, int]:
+    dims = dim if isinstance(dim, tuple) else (dim,)
+    if not 1 <= len(dims) <= 3 or not all(
+        isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in dims
+    ):
+        raise ValueError(
+            f"{what} must be a positive int or a tuple of 1 to 3 positive ints (got {dim!r})"
+        )
+    return (*dims, *(1,) * (3 - len(dims)))
+
+
+class Launcher:
+    """A kernel bound to its grid, block, stream and dynamic shared memory (:func:`launcher`)."""
+
+    def __init__(
+        self,
+        kernel: Any,
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        stream: Any,
+        sharedmem: int,
+    ) -> None:
+        self.kernel = kernel
+        self.grid = grid
+        self.block = block
+        self.stream = stream
+        self.sharedmem = sharedmem
+        self._bound: _Bound | None = None
+        self._delegate = False
+
+    def __repr__(self) -> str:
+        how = "not launched yet"
+        if self._bound is not None:
+            how = "cuda.core launches"
+        elif self._delegate:
+            how = "kernel[...] launches"
+        name = getattr(getattr(self.kernel, "py_func", None), "__name__", "kernel")
+        return f"<scan.Launcher {name}[{self.grid}, {self.block}] ({how})>"
+
+    @property
+    def direct(self) -> bool:
+        """Whether calls after the first launch with cuda.core directly."""
+        return self._bound is not None
+
+    def __call__(self, *args: Any) -> None:
+        bound = self._bound
+        if bound is not None:
+            bound.launch(args)
+            return
+        configured = self.kernel[self.grid, self.block, self.stream or 0, self.sharedmem]
+        if self._delegate:
+            configured(*args)
+            return
+        launched: list[Any] = []
+        callbacks = getattr(configured, "pre_launch_callbacks", None)
+        if callbacks is not None:
+            callbacks.append(lambda compiled, config: launched.append(compiled))
+        configured(*args)
+        self._bound = _bind(launched[0], self, args) if len(launched) == 1 else None
+        self._delegate = self._bound is None
+
+
+class _Bound:
+    """What a launcher keeps from its first launch: the compiled kernel and its parameters."""
+
+    def __init__(
+        self,
+        function: Any,
+        config: Any,
+        stream: Any,
+        types: Sequence[Any],
+        packers: Sequence[Callable[[Any, list[Any]], None]],
+        typeof: Callable[[Any], Any],
+    ) -> None:
+        from cuda.core import launch
+
+        self._launch = launch
+        self._function = function
+        self._config = config
+        self._stream = stream
+        self._types = tuple(types)
+        self._packers = tuple(packers)
+        self._typeof = typeof
+
+    def launch(self, args: Sequence[Any]) -> None:
+        if len(args) != len(self._types):
+            raise TypeError(
+                f"scan.launcher: the kernel takes {len(self._types)} arguments ({len(args)} given)"
+            )
+        params: list[Any] = []
+        for i, (value, ty, pack) in enumerate(zip(args, self._types, self._packers, strict=True)):
+            got = self._typeof(value)
+            if got != ty:
+                raise TypeError(
+                    f"scan.launcher: argument {i} is {got} where the kernel was compiled for "
+                    f"{ty} at this launcher's first call; make a launcher for each set of "
+                    "argument types (or launch with kernel[grid, block](...), which compiles "
+                    "for each)"
+                )
+            pack(value, params)
+        self._launch(self._stream, self._config, self._function, *params)
+
+
+def _bind(compiled: Any, launcher: Launcher, args: Sequence[Any]) -> _Bound | None:
+    """The direct launch of `compiled` (numba-cuda's kernel), or None where it cannot be made."""
+    try:
+        from numba.cuda import types
+        from numba.cuda.np.numpy_support import as_dtype
+        from numba.cuda.typing.typeof import Purpose, typeof
+    except ImportError:  # pragma: no cover - numba-cuda is a dependency
+        return None
+    if getattr(compiled, "debug", False) or not hasattr(compiled, "_codelibrary"):
+        return None
+    argtypes = list(getattr(compiled, "argument_types", ()))
+    if len(argtypes) != len(args):
+        return None
+    packers = []
+    for ty in argtypes:
+        pack = _packer(ty, types, as_dtype)
+        if pack is None:
+            return None
+        packers.append(pack)
+    function = compiled._codelibrary.get_cufunc().kernel
+    config = _launch_config(launcher, bool(getattr(compiled, "cooperative", False)))
+    return _Bound(
+        function,
+        config,
+        _core_stream(launcher.stream),
+        argtypes,
+        packers,
+        lambda value: typeof(value, Purpose.argument),
+    )
+
+
+def _launch_config(launcher: Launcher, cooperative: bool) -> Any:
+    from cuda.core import LaunchConfig
+
+    try:
+        return LaunchConfig(
+            grid=launcher.grid,
+            block=launcher.block,
+            shmem_size=launcher.sharedmem,
+            is_cooperative=cooperative,
+        )
+    except TypeError:  # cuda.core before 1.0
+        return LaunchConfig(
+            grid=launcher.grid,
+            block=launcher.block,
+            shmem_size=launcher.sharedmem,
+            cooperative_launch=cooperative,
+        )
+
+
+def _core_stream(stream: Any) -> Any:
+    """The cuda.core stream `stream` names (0 or None: the default stream, handle 0)."""
+    from cuda.core import Stream
+
+    if not stream:
+        return Stream.from_handle(0)
+    if isinstance(stream, Stream):
+        return stream
+    handle = getattr(stream, "handle", None)  # a numba-cuda stream
+    if handle is not None:
+        return Stream.from_handle(int(getattr(handle, "value", handle) or 0))
+    if hasattr(stream, "__cuda_stream__"):
+        from cuda.core import Device
+
+        return Device().create_stream(stream)
+    raise TypeError(
+        f"stream must be a numba-cuda or cuda.core stream, an object with __cuda_stream__, or "
+        f"None for the default stream (got {type(stream).__name__})"
+    )
+
+
+def _packer(ty: Any, types: Any, as_dtype: Callable[[Any], Any]) -> Any:
+    """How a value of Numba type `ty` becomes the kernel's parameters (numba-cuda's ABI)."""
+    if isinstance(ty, types.Array):
+        return _array_packer(ty, as_dtype(ty.dtype).itemsize)
+    if isinstance(ty, types.Boolean):
+        return lambda value, params: params.append(bool(value))
+    if isinstance(ty, types.Integer):
+        ctype = getattr(ctypes, f"c_{ty}")
+        return lambda value, params: params.append(ctype(value))
+    if ty == types.float64:
+        return lambda value, params: params.append(ctypes.c_double(value))
+    if ty == types.float32:
+        return lambda value, params: params.append(ctypes.c_float(value))
+    return None
+
+
+def _array_packer(ty: Any, itemsize: int) -> Callable[[Any, list[Any]], None]:
+    from cuda.core import Stream
+    from numba.cuda.core import config
+
+    ndim = ty.ndim
+
+    def pack(value: Any, params: list[Any]) -> None:
+        interface = getattr(value, "__cuda_array_interface__", None)
+        if interface is None:
+            raise TypeError(
+                f"scan.launcher: a {type(value).__name__} is not device memory; copy it to the "
+                "device once (cuda.to_device) and launch with the device array (kernel[...] "
+                "copies a host array to the device and back at every launch)"
+            )
+        producer = interface.get("stream")
+        if producer is not None and config.CUDA_ARRAY_INTERFACE_SYNC:
+            # as numba-cuda does: the array's producer stream is synchronised first
+            Stream.from_handle(int(producer)).sync()
+        shape = tuple(interface["shape"])
+        strides = interface.get("strides")
+        if strides is None:  # C-contiguous
+            strides, step = [], itemsize
+            for extent in reversed(shape):
+                strides.append(step)
+                step *= extent
+            strides.reverse()
+        # meminfo, parent, size, itemsize, data, shape..., strides...
+        params += [0, 0, math.prod(shape), itemsize, interface["data"][0], *shape, *strides]
+        assert len(shape) == ndim
+
+    return pack

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``scan.launcher``'s parameters, as numba-cuda passes them to a kernel (no GPU needed).
+
+The launches themselves are tests/sim/test_sim_launcher.py, on a GPU too.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+import pytest
+from numba.cuda import types
+from numba.cuda.np.numpy_support import as_dtype
+
+from scan._launch import _core_stream, _packer
+
+
+class DeviceLike:
+    """An object with a CUDA array interface (no memory behind it: never launched)."""
+
+    def __init__(self, shape: tuple[int, ...], strides: Any, typestr: str = "<i8") -> None:
+        self.__cuda_array_interface__ = {
+            "shape": shape,
+            "strides": strides,
+            "typestr": typestr,
+            "data": (0x7000, False),
+            "version": 3,
+        }
+
+
+def _params(ty: Any, value: Any) -> list[Any]:
+    pack = _packer(ty, types, as_dtype)
+    assert pack is not None
+    params: list[Any] = []
+    pack(value, params)
+    return params
+
+
+def test_a_c_contiguous_array_is_its_size_itemsize_data_shape_and_strides():
+    # numba-cuda's array ABI: meminfo, parent, nitems, itemsize, data, shape..., strides...
+    got = _params(types.int64[:, ::1], DeviceLike((3, 5), None))
+    assert got == [0, 0, 15, 8, 0x7000, 3, 5, 40, 8]
+
+
+def test_a_strided_array_keeps_its_strides():
+    got = _params(types.Array(types.float32, 2, "A"), DeviceLike((4, 3), (48, 8), "<f4"))
+    assert got == [0, 0, 12, 4, 0x7000, 4, 3, 48, 8]
+
+
+def test_scalars_take_the_parameters_c_types():
+    (i32,) = _params(types.int32, 7)
+    assert isinstance(i32, ctypes.c_int32)
+    assert i32.value == 7
+    (u64,) = _params(types.uint64, 2**63)
+    assert isinstance(u64, ctypes.c_uint64)
+    (f32,) = _params(types.float32, 0.5)
+    assert isinstance(f32, ctypes.c_float)
+    (f64,) = _params(types.float64, 0.25)
+    assert isinstance(f64, ctypes.c_double)
+    assert _params(types.boolean, 1) == [True]
+
+
+@pytest.mark.parametrize("ty", [types.complex64, types.UniTuple(types.int32, 2), types.float16])
+def test_other_parameters_launch_through_the_kernel(ty):
+    # no direct packing: the launcher keeps launching through kernel[...]
+    assert _packer(ty, types, as_dtype) is None
+
+
+def test_a_host_array_is_refused_with_the_fix():
+    pack = _packer(types.int64[::1], types, as_dtype)
+    with pytest.raises(TypeError, match=r"a ndarray is not device memory; copy it to the device"):
+        pack(np.zeros(3, np.int64), [])
+
+
+def test_streams():
+    from cuda.core import Stream
+
+    assert int(_core_stream(None).handle) == 0
+    assert int(_core_stream(0).handle) == 0
+    with pytest.raises(TypeError, match=r"stream must be a numba-cuda or cuda.core stream"):
+        _core_stream("default")
+    assert isinstance(_core_stream(None), Stream)
