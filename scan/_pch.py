@@ -21,7 +21,7 @@ It all happens in the compiling thread: nothing runs in the background or
 is left running at exit. The PCH changes no output: a unit's LTO-IR is byte
 for byte the same with and without it. ``STATEFN_SCAN_PCH=0`` turns this
 off; a PCH that cannot be made (an older NVRTC or cuda.core, a full PCH
-heap) leaves compiles as they were. The PCH heap holds about 90 MB a header
+heap) leaves compiles as they were. The PCH heap holds 90-130 MB a header
 set while the process lives; the folder is removed at exit.
 """
 
