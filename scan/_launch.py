@@ -71,6 +71,17 @@ def launcher(
             f"scan.launcher takes a @cuda.jit kernel (got {type(kernel).__name__}); "
             "decorate the kernel function with @cuda.jit"
         )
+    from ._numba_cuda import SIMULATOR  # whose streams kernel[...] takes as they are
+
+    if (
+        stream
+        and not SIMULATOR
+        and not (hasattr(stream, "handle") or hasattr(stream, "__cuda_stream__"))
+    ):
+        raise TypeError(
+            f"stream must be a numba-cuda or cuda.core stream, an object with __cuda_stream__, "
+            f"or None for the default stream (got {type(stream).__name__})"
+        )
     if not isinstance(sharedmem, int) or isinstance(sharedmem, bool) or sharedmem < 0:
         raise ValueError(f"sharedmem must be a number of bytes, 0 or more (got {sharedmem!r})")
     return Launcher(kernel, _dim3(grid, "grid"), _dim3(block, "block"), stream, sharedmem)

@@ -82,3 +82,16 @@ def test_streams():
     with pytest.raises(TypeError, match=r"stream must be a numba-cuda or cuda.core stream"):
         _core_stream("default")
     assert isinstance(_core_stream(None), Stream)
+
+
+def test_a_stream_that_is_none_is_refused_when_bound():
+    from numba import cuda
+
+    import scan
+
+    @cuda.jit
+    def kernel(x):
+        pass
+
+    with pytest.raises(TypeError, match=r"stream must be a numba-cuda or cuda.core stream"):
+        scan.launcher(kernel, 1, 32, stream="default")
