@@ -33,7 +33,7 @@ import numpy as np
 from numba import cuda
 
 CONFIGS = [(256, 4), (512, 4), (256, 8), (512, 16)]
-VARIANTS = ("numba", "mlir", "mlir_no_bounds", "mlir_own_units")
+VARIANTS = ("numba", "mlir", "mlir_no_bounds", "mlir_own_units", "mlir_min_blocks")
 
 
 def _forget_units() -> None:
@@ -43,7 +43,31 @@ def _forget_units() -> None:
     from scan._numba_cuda_mlir import _lowering
 
     _build._units.clear()
-    _lowering._objects.clear()
+    _lowering._LINK_OBJECTS._objects.clear()
+
+
+def _with_min_blocks(bounds: Any) -> Any:
+    """``nvvm.maxntid`` plus ``nvvm.minctasm``: as many blocks an SM as 2048 threads hold.
+
+    ptxas then caps registers at 65536 / 2048 = 32 a thread, what numba-cuda's
+    kernels of these shapes get on their own (docs/results'
+    cpu2_2026-12-04_resource_usage.txt: 39-50 for numba-cuda-mlir's at 4 items).
+    """
+    from numba_cuda_mlir._mlir import ir
+    from numba_cuda_mlir._mlir.dialects import gpu
+
+    from scan._numba_cuda_mlir._typing import launch_block
+
+    def declare(self: Any) -> None:
+        bounds(self)
+        launch = launch_block(self.types)
+        op = self.lower.mlir_funcOp
+        if launch is None or not isinstance(op, gpu.GPUFuncOp):
+            return
+        blocks = max(1, min(32, 2048 // (launch[0] * launch[1] * launch[2])))
+        op.attributes["nvvm.minctasm"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), blocks)
+
+    return declare
 
 
 @contextlib.contextmanager
@@ -58,6 +82,8 @@ def variant(name: str) -> Iterator[None]:
         _lowering._Call._declare_launch_bounds = lambda self: None  # type: ignore[method-assign]
     elif name == "mlir_own_units":
         KERNEL_GROUPS.take = list  # type: ignore[method-assign]  # no kernel's other calls
+    elif name == "mlir_min_blocks":
+        _lowering._Call._declare_launch_bounds = _with_min_blocks(bounds)  # type: ignore[method-assign]
     try:
         yield
     finally:
@@ -100,9 +126,9 @@ def main() -> None:
     print(
         "| dtype | threads x items | "
         + " | ".join(f"{v} GB/s" for v in VARIANTS)
-        + " | mlir / numba | no bounds / numba | own units / numba |"
+        + " | mlir / numba | no bounds / numba | own units / numba | min blocks / numba |"
     )
-    print("| --- | --- | " + " | ".join("---" for _ in VARIANTS) + " | --- | --- | --- |")
+    print("| --- | --- | " + " | ".join("---" for _ in VARIANTS) + " | --- | --- | --- | --- |")
     for dtype in args.dtypes.split(","):
         host = rng.integers(-3, 4, size=(rows, cols)).astype(dtype)
         src = cuda.to_device(host)
