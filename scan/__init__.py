@@ -35,9 +35,9 @@ from ._errors import (
     StateContractError,
     ToolchainError,
 )
-from ._launch import Launcher, launcher
 from ._lookback import LOOKBACK as lookback  # noqa: N811 (a module-level constant, spelled as a function)
 from ._lookback import Lookback
+from ._numba_cuda._launch import Launcher, launcher
 from ._tile_status import TileStatus, tile_status, tile_status_dtype
 
 _numba_cuda.install()

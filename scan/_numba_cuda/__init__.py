@@ -6,6 +6,7 @@
 - :mod:`._lowering`: the call of the provider, the callbacks compiled by
   Numba, the LTO-IR attached to the kernel;
 - :mod:`._kernel`: ``scan.compile``, a kernel compiled and linked without a GPU;
+- :mod:`._launch`: ``scan.launcher``, a compiled kernel launched with cuda.core;
 - :mod:`._linkcache`: linked kernels in the persistent cache (the one place
   that reaches into numba-cuda's code library);
 - :mod:`._sim`: numba's CUDA simulator running the same calls with CUB's

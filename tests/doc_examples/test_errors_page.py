@@ -39,7 +39,7 @@ CHECKED_MODULES = [
     "scan/block.py",
     "scan/_compile.py",
     "scan/_tile_status.py",
-    "scan/_launch.py",
+    "scan/_numba_cuda/_launch.py",
     "scan/_numba_cuda/__init__.py",
     "scan/_numba_cuda/_typing.py",
     "scan/_numba_facts.py",

@@ -14,7 +14,7 @@ import pytest
 from numba.cuda import types
 from numba.cuda.np.numpy_support import as_dtype
 
-from scan._launch import _core_stream, _packer
+from scan._numba_cuda._launch import _core_stream, _packer
 
 
 class DeviceLike:

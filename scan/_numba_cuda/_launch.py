@@ -71,11 +71,11 @@ def launcher(
             f"scan.launcher takes a @cuda.jit kernel (got {type(kernel).__name__}); "
             "decorate the kernel function with @cuda.jit"
         )
-    from ._numba_cuda import SIMULATOR  # whose streams kernel[...] takes as they are
+    from numba.cuda.core import config
 
     if (
         stream
-        and not SIMULATOR
+        and not config.ENABLE_CUDASIM  # the simulator's streams: kernel[...] takes them
         and not (hasattr(stream, "handle") or hasattr(stream, "__cuda_stream__"))
     ):
         raise TypeError(
