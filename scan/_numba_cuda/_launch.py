@@ -41,11 +41,11 @@ def launcher(
     """Bind `kernel` (a ``cuda.jit`` kernel) to a launch shape, for repeated launches.
 
     ``launch = scan.launcher(kernel, grid, block)`` then ``launch(*args)``
-    runs ``kernel[grid, block](*args)`` on `stream` (a numba-cuda or
-    cuda.core stream, an object with ``__cuda_stream__``, or None for the
-    default stream) with `sharedmem` bytes of dynamic shared memory. The
-    first call compiles the kernel as a launch does; later calls with
-    arguments of the same types launch it with cuda.core directly.
+    runs ``kernel[grid, block](*args)`` on `stream` (a numba-cuda stream,
+    a cuda.core ``Stream``, or None for the default stream) with
+    `sharedmem` bytes of dynamic shared memory. The first call compiles the
+    kernel as a launch does; later calls with arguments of the same types
+    launch it with cuda.core directly.
 
     Parameters
     ----------
@@ -76,12 +76,9 @@ def launcher(
     if (
         stream
         and not config.ENABLE_CUDASIM  # the simulator's streams: kernel[...] takes them
-        and not (hasattr(stream, "handle") or hasattr(stream, "__cuda_stream__"))
+        and not hasattr(stream, "handle")
     ):
-        raise TypeError(
-            f"stream must be a numba-cuda or cuda.core stream, an object with __cuda_stream__, "
-            f"or None for the default stream (got {type(stream).__name__})"
-        )
+        raise TypeError(_STREAM_ERROR.format(type(stream).__name__))
     if not isinstance(sharedmem, int) or isinstance(sharedmem, bool) or sharedmem < 0:
         raise ValueError(f"sharedmem must be a number of bytes, 0 or more (got {sharedmem!r})")
     return Launcher(kernel, _dim3(grid, "grid"), _dim3(block, "block"), stream, sharedmem)
@@ -248,17 +245,16 @@ def _core_stream(stream: Any) -> Any:
         return Stream.from_handle(0)
     if isinstance(stream, Stream):
         return stream
-    handle = getattr(stream, "handle", None)  # a numba-cuda stream
+    handle = getattr(stream, "handle", None)  # a numba-cuda stream, as kernel[...] reads it
     if handle is not None:
         return Stream.from_handle(int(getattr(handle, "value", handle) or 0))
-    if hasattr(stream, "__cuda_stream__"):
-        from cuda.core import Device
+    raise TypeError(_STREAM_ERROR.format(type(stream).__name__))
 
-        return Device().create_stream(stream)
-    raise TypeError(
-        f"stream must be a numba-cuda or cuda.core stream, an object with __cuda_stream__, or "
-        f"None for the default stream (got {type(stream).__name__})"
-    )
+
+_STREAM_ERROR = (
+    "stream must be a numba-cuda stream (cuda.stream()), a cuda.core Stream, or None for the "
+    "default stream, as kernel[grid, block, stream] takes (got {})"
+)
 
 
 def _packer(ty: Any, types: Any, as_dtype: Callable[[Any], Any]) -> Any:

@@ -16,6 +16,8 @@ from numba.cuda.np.numpy_support import as_dtype
 
 from scan._numba_cuda._launch import _core_stream, _packer
 
+STREAM = r"stream must be a numba-cuda stream \(cuda.stream\(\)\), a cuda.core Stream"
+
 
 class DeviceLike:
     """An object with a CUDA array interface (no memory behind it: never launched)."""
@@ -79,7 +81,7 @@ def test_streams():
 
     assert int(_core_stream(None).handle) == 0
     assert int(_core_stream(0).handle) == 0
-    with pytest.raises(TypeError, match=r"stream must be a numba-cuda or cuda.core stream"):
+    with pytest.raises(TypeError, match=STREAM):
         _core_stream("default")
     assert isinstance(_core_stream(None), Stream)
 
@@ -93,5 +95,5 @@ def test_a_stream_that_is_none_is_refused_when_bound():
     def kernel(x):
         pass
 
-    with pytest.raises(TypeError, match=r"stream must be a numba-cuda or cuda.core stream"):
+    with pytest.raises(TypeError, match=STREAM):
         scan.launcher(kernel, 1, 32, stream="default")
