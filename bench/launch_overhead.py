@@ -1,0 +1,182 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Where the host time of a launch goes: numba-cuda's dispatcher, ``scan.launcher``, cuda.core.
+
+The README's row scan (load, inclusive_sum with a stateful prefix callback,
+store; int32, 256 x 4) and a plain numba-cuda row copy of the same shape,
+on a grid small enough (``--rows``, default 132 rows of 1024) that the
+kernels themselves take microseconds, launched:
+
+- ``numba``: ``kernel[rows, threads](src, dst)``, as users write it;
+- ``launcher``: ``scan.launcher(kernel, rows, threads)(src, dst)``;
+- ``core``: ``cuda.core.launch`` of the same compiled kernel with its
+  parameters packed once (the floor: what CUB's C++ kernels pay when
+  launched from Python);
+
+each timed two ways, in interleaved rounds: ``enqueue`` (host time of N
+launches in a row, no synchronisation, over N: what a launch costs the host
+while the GPU keeps up) and ``sync`` (host time of one launch plus
+``cuda.synchronize()``, median). Then the parts of numba-cuda's launch
+alone, each over N calls: making the launch configuration
+(``kernel[rows, threads]``), typing the arguments (``typeof``), and
+converting them into parameters. Every kernel's output is checked.
+
+    python bench/launch_overhead.py [--rounds 5] [--launches 2000] [--out DIR]
+
+Prints a table of microseconds a launch (medians over the rounds) and writes
+``launch_overhead.json`` with every sample to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def _kernels(threads: int, items: int) -> tuple[Any, Any]:
+    from numba import cuda
+
+    import statefn
+    from scan import block
+
+    @statefn.stateful(np.int64)
+    def running_total(state: Any, block_aggregate: Any) -> Any:
+        prefix = state[0]
+        state[0] = prefix + block_aggregate
+        return prefix
+
+    @cuda.jit
+    def row_cumsum(src: Any, dst: Any) -> None:
+        state = cuda.local.array(1, np.int64)
+        state[0] = 0
+        values = cuda.local.array(items, np.int32)
+        for base in range(0, src.shape[1], block.tile_size(values)):
+            block.load(src[cuda.blockIdx.x], base, values, oob_default=0)
+            block.inclusive_sum(values, values, prefix_op=running_total, prefix_state=state)
+            block.store(dst[cuda.blockIdx.x], base, values)
+
+    @cuda.jit
+    def row_copy(src: Any, dst: Any) -> None:
+        for base in range(0, src.shape[1], threads * items):
+            for i in range(items):
+                j = base + i * threads + cuda.threadIdx.x
+                if j < src.shape[1]:
+                    dst[cuda.blockIdx.x, j] = src[cuda.blockIdx.x, j]
+
+    return row_cumsum, row_copy
+
+
+def _core_launch(launch: Any, kernel: Any, rows: int, threads: int, src: Any, dst: Any) -> Any:
+    """``cuda.core.launch`` of the kernel numba-cuda compiled, parameters packed once."""
+    from cuda.core import LaunchConfig, Stream
+    from cuda.core import launch as core_launch
+
+    launch(src, dst)  # compiles; the launcher keeps the compiled kernel
+    bound = launch._bound
+    assert bound is not None, "scan.launcher did not bind (simulator?)"
+    params: list[Any] = []
+    for value, pack in zip((src, dst), bound._packers, strict=True):
+        pack(value, params)
+    config = LaunchConfig(grid=rows, block=threads)
+    stream = Stream.from_handle(0)
+    function = bound._function
+
+    def run() -> None:
+        core_launch(stream, config, function, *params)
+
+    return run
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--rows", type=int, default=132)
+    parser.add_argument("--cols", type=int, default=1024)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--launches", type=int, default=2000)
+    parser.add_argument("--out", help="write launch_overhead.json here")
+    args = parser.parse_args()
+
+    from numba import cuda
+    from numba.cuda.typing.typeof import Purpose, typeof
+
+    import scan
+
+    threads, items = 256, 4
+    rows, cols = args.rows, args.cols
+    host = np.random.default_rng(0).integers(-3, 4, (rows, cols)).astype(np.int32)
+    src = cuda.to_device(host)
+    dst = cuda.device_array_like(host)
+    want = {"scan": np.cumsum(host, axis=1, dtype=np.int64).astype(np.int32), "plain": host}
+
+    contenders: dict[str, Any] = {}
+    for kind, kernel in zip(("scan", "plain"), _kernels(threads, items), strict=True):
+        launch = scan.launcher(kernel, rows, threads)
+        contenders[f"{kind} numba"] = lambda k=kernel: k[rows, threads](src, dst)
+        contenders[f"{kind} launcher"] = lambda bound=launch: bound(src, dst)
+        contenders[f"{kind} core"] = _core_launch(launch, kernel, rows, threads, src, dst)
+        # the parts of numba-cuda's launch alone
+        contenders[f"{kind} numba: kernel[grid, block]"] = lambda k=kernel: k[rows, threads]
+        contenders[f"{kind} numba: typeof x2"] = lambda: (
+            typeof(src, Purpose.argument),
+            typeof(dst, Purpose.argument),
+        )
+    checks: dict[str, bool] = {}
+    for name, run in contenders.items():
+        if ":" in name:
+            continue
+        dst[:] = 0
+        run()
+        cuda.synchronize()
+        checks[name] = bool(np.array_equal(dst.copy_to_host(), want[name.split()[0]]))
+
+    samples: dict[str, dict[str, list[float]]] = {
+        n: {"enqueue": [], "sync": []} for n in contenders
+    }
+    names = list(contenders)
+    for r in range(args.rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            run = contenders[name]
+            cuda.synchronize()
+            t = time.perf_counter()
+            for _ in range(args.launches):
+                run()
+            samples[name]["enqueue"].append((time.perf_counter() - t) / args.launches * 1e6)
+            cuda.synchronize()
+            if ":" in name:
+                continue
+            one = []
+            for _ in range(50):
+                t = time.perf_counter()
+                run()
+                cuda.synchronize()
+                one.append((time.perf_counter() - t) * 1e6)
+            samples[name]["sync"].append(statistics.median(one))
+
+    print(
+        f"rows {rows} x cols {cols}, {threads} x {items}; {args.rounds} rounds of {args.launches}"
+    )
+    print("| launch | enqueue us/launch | sync us/launch | output |")
+    print("| --- | --- | --- | --- |")
+    for name in names:
+        enq = statistics.median(samples[name]["enqueue"])
+        sync = samples[name]["sync"]
+        sync_txt = f"{statistics.median(sync):.1f}" if sync else "-"
+        check = "-" if name not in checks else ("ok" if checks[name] else "WRONG")
+        print(f"| {name} | {enq:.2f} | {sync_txt} | {check} |", flush=True)
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "launch_overhead.json").write_text(
+            json.dumps({"samples": samples, "checks": checks}, indent=1)
+        )
+    return 0 if all(checks.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
