@@ -173,7 +173,7 @@ DEFAULTS = [
     ("float32", 512, 16),
     ("float64", 256, 4),
 ]
-MLIR_VARIANTS = ("mlir", "mlir_no_bounds", "mlir_own_units")
+MLIR_VARIANTS = ("mlir", "mlir_no_bounds", "mlir_own_units", "mlir_min_blocks")
 #: (scan algorithm, threads, items) of ``scan._codegen.OWN_PLUS``: int32 with
 #: ``warp_transpose``, compiled with ``+`` as ``plus<>`` and as the unit's functor
 PLUS_SHAPES = [("raking", 512, 4), ("raking", 512, 8), ("warp_scans", 256, 16)]
@@ -349,6 +349,9 @@ def _short(path: Path) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", help="the library's cache folder (default: a fresh one)")
+    parser.add_argument(
+        "--mlir-only", action="store_true", help="only the numba-cuda-mlir rows (no nvcc needed)"
+    )
     args = parser.parse_args()
     warnings.filterwarnings("ignore", category=Warning, module=r"numba.*")
     with tempfile.TemporaryDirectory(prefix="resource_usage_") as tmp:
@@ -362,7 +365,7 @@ def main() -> None:
                 versions.append(f"{dist} absent")
         from scan import _toolchain
 
-        cub, info = cub_rows(Path(tmp))
+        cub, info = ([], []) if args.mlir_only else cub_rows(Path(tmp))
         cccl = Path(_toolchain.cccl_include_dirs()[0])
         found = re.search(r"#define CUB_VERSION (\d+)", (cccl / "cub" / "version.cuh").read_text())
         library = (
@@ -371,9 +374,9 @@ def main() -> None:
             f"{_short(cccl)} "
             f"(CUB_VERSION {found.group(1) if found else '?'})"
         )
-        project = project_rows()
+        project = [] if args.mlir_only else project_rows()
         mlir = mlir_rows()
-        plus = plus_rows()
+        plus = [] if args.mlir_only else plus_rows()
         seconds = time.perf_counter() - started
 
     print("# Registers, shared and local memory of sm_90 cubins (no GPU)")
