@@ -27,8 +27,11 @@ from __future__ import annotations
 
 import ctypes
 import math
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from .._tile_status import TileStatus
 
 __all__ = ["Launcher", "launcher"]
 
@@ -155,7 +158,7 @@ class _Bound:
         config: Any,
         stream: Any,
         types: Sequence[Any],
-        packers: Sequence[Callable[[Any, list[Any]], None]],
+        packers: Sequence[Callable[[Any, list[Any]], bool]],
         typeof: Callable[[Any], Any],
     ) -> None:
         from cuda.core import launch
@@ -167,6 +170,10 @@ class _Bound:
         self._types = tuple(types)
         self._packers = tuple(packers)
         self._typeof = typeof
+        # per argument, the last array passed (weakly) and its parameters: an
+        # array's type, address and shape do not change, so passing it again
+        # is not checked and converted again
+        self._last: list[tuple[weakref.ref[Any], list[Any]] | None] = [None] * len(self._types)
 
     def launch(self, args: Sequence[Any]) -> None:
         if len(args) != len(self._types):
@@ -174,16 +181,24 @@ class _Bound:
                 f"scan.launcher: the kernel takes {len(self._types)} arguments ({len(args)} given)"
             )
         params: list[Any] = []
-        for i, (value, ty, pack) in enumerate(zip(args, self._types, self._packers, strict=True)):
+        last = self._last
+        for i, value in enumerate(args):
+            seen = last[i]
+            if seen is not None and seen[0]() is value:  # the array of the last launch
+                params += seen[1]
+                continue
             got = self._typeof(value)
-            if got != ty:
+            if got != self._types[i]:
                 raise TypeError(
                     f"scan.launcher: argument {i} is {got} where the kernel was compiled for "
-                    f"{ty} at this launcher's first call; make a launcher for each set of "
-                    "argument types (or launch with kernel[grid, block](...), which compiles "
-                    "for each)"
+                    f"{self._types[i]} at this launcher's first call; make a launcher for each "
+                    "set of argument types (or launch with kernel[grid, block](...), which "
+                    "compiles for each)"
                 )
-            pack(value, params)
+            part: list[Any] = []
+            if self._packers[i](value, part):
+                last[i] = (weakref.ref(value), part)
+            params += part
         self._launch(self._stream, self._config, self._function, *params)
 
 
@@ -262,24 +277,32 @@ def _packer(ty: Any, types: Any, as_dtype: Callable[[Any], Any]) -> Any:
     if isinstance(ty, types.Array):
         return _array_packer(ty, as_dtype(ty.dtype).itemsize)
     if isinstance(ty, types.Boolean):
-        return lambda value, params: params.append(bool(value))
+        return _scalar(bool)
     if isinstance(ty, types.Integer):
-        ctype = getattr(ctypes, f"c_{ty}")
-        return lambda value, params: params.append(ctype(value))
+        return _scalar(getattr(ctypes, f"c_{ty}"))
     if ty == types.float64:
-        return lambda value, params: params.append(ctypes.c_double(value))
+        return _scalar(ctypes.c_double)
     if ty == types.float32:
-        return lambda value, params: params.append(ctypes.c_float(value))
+        return _scalar(ctypes.c_float)
     return None
 
 
-def _array_packer(ty: Any, itemsize: int) -> Callable[[Any, list[Any]], None]:
+def _scalar(convert: Callable[[Any], Any]) -> Callable[[Any, list[Any]], bool]:
+    def pack(value: Any, params: list[Any]) -> bool:
+        params.append(convert(value))
+        return False  # numbers are converted at every launch
+
+    return pack
+
+
+def _array_packer(ty: Any, itemsize: int) -> Callable[[Any, list[Any]], bool]:
+    """Parameters of an array; True where they hold for every launch with the same array."""
     from cuda.core import Stream
     from numba.cuda.core import config
 
     ndim = ty.ndim
 
-    def pack(value: Any, params: list[Any]) -> None:
+    def pack(value: Any, params: list[Any]) -> bool:
         interface = getattr(value, "__cuda_array_interface__", None)
         if interface is None:
             raise TypeError(
@@ -288,8 +311,15 @@ def _array_packer(ty: Any, itemsize: int) -> Callable[[Any, list[Any]], None]:
                 "copies a host array to the device and back at every launch)"
             )
         producer = interface.get("stream")
-        if producer is not None and config.CUDA_ARRAY_INTERFACE_SYNC:
-            # as numba-cuda does: the array's producer stream is synchronised first
+        sync = (
+            producer is not None
+            and config.CUDA_ARRAY_INTERFACE_SYNC
+            and not getattr(value, "__cuda_memory__", False)
+        )
+        if sync:
+            # as numba-cuda does for another library's array: its producer
+            # stream is synchronised first, at every launch (numba-cuda's own
+            # arrays are not)
             Stream.from_handle(int(producer)).sync()
         shape = tuple(interface["shape"])
         strides = interface.get("strides")
@@ -302,5 +332,8 @@ def _array_packer(ty: Any, itemsize: int) -> Callable[[Any, list[Any]], None]:
         # meminfo, parent, size, itemsize, data, shape..., strides...
         params += [0, 0, math.prod(shape), itemsize, interface["data"][0], *shape, *strides]
         assert len(shape) == ndim
+        # numba-cuda's arrays and tile statuses keep their address and shape;
+        # another library's array may be reshaped in place (CuPy's a.shape = ...)
+        return getattr(value, "__cuda_memory__", False) is True or isinstance(value, TileStatus)
 
     return pack

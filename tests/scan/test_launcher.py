@@ -97,3 +97,44 @@ def test_a_stream_that_is_none_is_refused_when_bound():
 
     with pytest.raises(TypeError, match=STREAM):
         scan.launcher(kernel, 1, 32, stream="default")
+
+
+class NumbaLike(DeviceLike):
+    """Marked as numba-cuda's own device memory."""
+
+    __cuda_memory__ = True
+
+
+def test_which_arrays_parameters_are_kept():
+    pack = _packer(types.int64[:, ::1], types, as_dtype)
+    assert pack(NumbaLike((3, 5), None), []) is True  # numba-cuda's arrays do not change
+    assert pack(DeviceLike((3, 5), None), []) is False  # another library's may be reshaped
+    assert _packer(types.int32, types, as_dtype)(1, []) is False
+
+
+def test_a_bound_launch_checks_and_converts_an_array_once():
+    from scan._numba_cuda._launch import _Bound
+
+    typed: list[Any] = []
+    launched: list[tuple[Any, ...]] = []
+    arr = types.int64[:, ::1]
+
+    def typeof(value: Any) -> Any:
+        typed.append(value)
+        return arr if hasattr(value, "__cuda_array_interface__") else types.int64
+
+    packers = [_packer(arr, types, as_dtype), _packer(types.int64, types, as_dtype)]
+    bound = _Bound("kernel", "config", "stream", [arr, types.int64], packers, typeof)
+    bound._launch = lambda *a: launched.append(a)
+    a, b = NumbaLike((3, 5), None), NumbaLike((3, 5), None)
+    bound.launch((a, 1))
+    bound.launch((a, 2))  # the same array: neither typed nor converted again
+    assert typed == [a, 1, 2]
+    assert launched[0][:3] == ("stream", "config", "kernel")
+    assert launched[0][3:12] == launched[1][3:12] == (0, 0, 15, 8, 0x7000, 3, 5, 40, 8)
+    assert (launched[0][12].value, launched[1][12].value) == (1, 2)
+    bound.launch((b, 3))  # another array is
+    assert typed[-2:] == [b, 3]
+    wrong = DeviceLike((3,), None)
+    with pytest.raises(TypeError, match=r"argument 1 is .* where the kernel was compiled"):
+        bound.launch((a, wrong))
