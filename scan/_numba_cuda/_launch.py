@@ -14,7 +14,8 @@ A :class:`Launcher` does the first launch exactly as ``kernel[...]`` does
 (compiling the kernel, with its launch shape, if needed) and keeps what it
 found: the compiled kernel, its parameter types and a ``LaunchConfig``.
 Every later call checks the arguments' types against the compiled ones
-(a different type is refused, never converted) and launches with
+(a different type is refused, never converted; a numba-cuda array or a
+tile status passed again keeps the parameters it had) and launches with
 cuda.core directly. Arguments are device arrays (numba-cuda's, CuPy's,
 torch's: anything with ``__cuda_array_interface__``, tile statuses
 included), integers, floats and booleans; a kernel with any other
