@@ -609,8 +609,8 @@ def _first_launch_summary(report: Report) -> tuple[list[list[object]], list[str]
             FIRST_LAUNCH_COLD_TARGET,
         ),
         (
-            f"a new configuration in a warm process (compile + launch, median of {cold_processes} "
-            "cold processes x 4 configurations)",
+            "a new configuration in a warm process (compile + launch; median over "
+            f"{cold_processes} cold processes of each one's median of 4 configurations)",
             "new_config_median_s",
             NEW_CONFIG_TARGET,
         ),
