@@ -250,7 +250,17 @@ def gbps(rows: int, cols: int, itemsize: int, ms: float) -> float:
 
 # ---------------------------------------------------------------------------- record lines
 
-_TAGS = ("RESULT", "ERROR", "MISMATCH", "DEVICE", "KERNEL", "SASS", "FL_CHILD", "FIRST_LAUNCH")
+_TAGS = (
+    "RESULT",
+    "ERROR",
+    "MISMATCH",
+    "DEVICE",
+    "KERNEL",
+    "SASS",
+    "FL_CHILD",
+    "FIRST_LAUNCH",
+    "LAUNCH",
+)
 
 
 def _format_value(value: object) -> str:

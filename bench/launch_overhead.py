@@ -158,9 +158,19 @@ def main() -> int:
                 one.append((time.perf_counter() - t) * 1e6)
             samples[name]["sync"].append(statistics.median(one))
 
-    print(
-        f"rows {rows} x cols {cols}, {threads} x {items}; {args.rounds} rounds of {args.launches}"
-    )
+    import _common
+
+    for name in names:
+        kind, _, how = name.partition(" ")
+        _common.emit(
+            "LAUNCH",
+            kernel=kind,
+            how=how,
+            enqueue_us=statistics.median(samples[name]["enqueue"]),
+            sync_us=statistics.median(samples[name]["sync"]) if samples[name]["sync"] else "",
+            ok=checks.get(name, True),
+        )
+    print(f"{rows} x {cols}, {threads} x {items}; {args.rounds} rounds of {args.launches}")
     print("| launch | enqueue us/launch | sync us/launch | output |")
     print("| --- | --- | --- | --- |")
     for name in names:

@@ -19,6 +19,8 @@ does not cost the others), in priority order:
 ``triton``          the Triton kernel (``triton_rowscan.py``)
 ``peers``           copy, torch.cumsum, cupy.cumsum (``peers.py --which basic``)
 ``first_launch``    time to first launch, cold and warm cache (``rowscan.py --first-launch``)
+``launch``          host time of a launch through kernel[...], scan.launcher and cuda.core
+                    (``launch_overhead.py``)
 ``project_float32`` the project's kernels, float32
 ``inductor``        torch.compile(torch.cumsum) (``peers.py --which compile``)
 ``cub_sass``        SASS statistics of the C++ kernels (``cuobjdump``, no GPU)
@@ -83,6 +85,7 @@ PART_NAMES = (
     "triton",
     "peers",
     "first_launch",
+    "launch",
     "project_float32",
     "inductor",
     "cub_sass",
@@ -563,6 +566,20 @@ def _reduce_notes(report: Report) -> list[str]:
     return notes
 
 
+def _launch_summary(report: Report) -> list[list[object]]:
+    """``bench/launch_overhead.py``'s rows: host microseconds a launch."""
+    return [
+        [
+            r.get("kernel", "?"),
+            r.get("how", "?"),
+            _fmt(_f(r, "enqueue_us"), 2),
+            _fmt(_f(r, "sync_us"), 1) if r.get("sync_us") else "-",
+            "ok" if r.get("ok") == "1" else "WRONG",
+        ]
+        for r in report.by_tag("LAUNCH")
+    ]
+
+
 def _first_launch_summary(report: Report) -> tuple[list[list[object]], list[str]]:
     records = [r for r in report.by_tag("FIRST_LAUNCH") if _ok(r)]
     rows: list[list[object]] = [
@@ -957,6 +974,13 @@ def write_markdown(report: Report, path: Path) -> list[str]:
         fl_rows,
     )
     out += ["", *fl_notes]
+    launch_rows = _launch_summary(report)
+    if launch_rows:
+        out += ["", "## Host time of a launch (microseconds; bench/launch_overhead.py)", ""]
+        out += _md_table(
+            ["kernel", "launched through", "enqueued, a launch", "synchronised", "output"],
+            launch_rows,
+        )
     out += ["", "## SASS (target: no LDL/STL in the project's kernels)", ""]
     out += _md_table(
         [
@@ -1314,6 +1338,7 @@ def main(argv: list[str] | None = None) -> int:
             [py, str(BENCH / "rowscan.py"), "--first-launch", *(["--quick"] if args.quick else [])],
             150,
         ),
+        "launch": ([py, str(BENCH / "launch_overhead.py")], 90),
         "project_float32": ([*rowscan("float32"), *common, *shape_args], 200),
         "inductor": (
             [py, str(BENCH / "peers.py"), "--which", "compile", *common, *shape_args],
@@ -1347,6 +1372,7 @@ def main(argv: list[str] | None = None) -> int:
             run_env = env
             if name.startswith("project") or name in (
                 "first_launch",
+                "launch",
                 "reduce",
                 "reverse",
                 "warp",
