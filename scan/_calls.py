@@ -142,7 +142,16 @@ def plan_call(name: str, facts: Mapping[str, Any], launch: Block | None) -> Any:
 
 
 class HostBackend(Protocol):
-    """What runs :mod:`scan.block` calls made from Python (the simulator)."""
+    """What runs :mod:`scan.block` calls made from Python (the simulator).
+
+    Attributes
+    ----------
+    simulated : bool
+        Whether kernels run in the simulator (host objects such as tile
+        statuses are then simulated too), or on a GPU.
+    """
+
+    simulated: bool
 
     def call(self, name: str, bound: Mapping[str, Any]) -> Any:
         """Run entry point `name` with its bound arguments for the calling thread."""

@@ -314,7 +314,8 @@ def tile_status(tiles: int | Sequence[int], dtype: Any, *, stream: Any = None) -
     """
     rows, count = _check_tiles(tuple(tiles) if isinstance(tiles, list) else tiles)
     value_dtype = check_value_dtype("scan.tile_status", "values", np.dtype(dtype))
-    if host_backend() is not None:  # the simulator
+    backend = host_backend()
+    if backend is not None and backend.simulated:  # the simulator
         return TileStatus(
             count, rows, value_dtype, simulated=[[None] * count for _ in range(rows or 1)]
         )

@@ -37,6 +37,8 @@ SIMULATOR: bool = bool(_numba_config.ENABLE_CUDASIM)
 class CompiledHost:
     """Host side of compiled kernels: block primitives refuse host calls."""
 
+    simulated = False
+
     def call(self, name: str, bound: Mapping[str, Any]) -> Any:
         """Refuse: block primitives run inside kernels only."""
         raise kernel_only(name)

@@ -1686,6 +1686,8 @@ SIMULATOR_CC = (9, 0)
 class SimulatorHost:
     """Runs :mod:`scan.block` calls made by simulated kernel threads."""
 
+    simulated = True
+
     def call(self, name: str, bound: Mapping[str, Any]) -> Any:
         """Run entry point `name` for the calling simulated thread."""
         if name == "tile_size":

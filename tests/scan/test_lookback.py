@@ -379,3 +379,19 @@ def test_twelve_byte_records_link(algorithm, tmp_path):
         cuda.jit(kernel), (triples, triples, _status(TRIPLE, 1)), cc=CC, block=(64, 2, 1)
     )
     assert cubin[:4] == b"\x7fELF"
+
+
+def test_a_status_outside_the_simulator_is_device_memory():
+    # compiled kernels have a host backend too (it refuses host calls): only the
+    # simulator's makes simulated statuses, which a GPU launch cannot take
+    from scan._calls import host_backend
+
+    assert host_backend() is not None
+    assert not host_backend().simulated
+    try:
+        status = scan.tile_status(4, np.int32)
+    except (TypeError, ValueError):
+        raise
+    except Exception:  # no GPU here: allocating device memory is what fails
+        return
+    assert not status.simulated
