@@ -31,7 +31,7 @@ import statefn
 from ._calls import host_backend
 from ._codegen import value_decl
 from ._compile import compile_kernel_unit
-from ._errors import ScanTypeError
+from ._errors import ScanTypeError, ToolchainError
 from ._lookback import STATUS_SLACK, STATUS_UNIT, status_dtype, status_row_bytes, status_tiles_cxx
 from ._plan import check_value_dtype
 from ._target import arch
@@ -321,8 +321,15 @@ def tile_status(tiles: int | Sequence[int], dtype: Any, *, stream: Any = None) -
         )
     from cuda.core import Device
 
-    device = Device()
-    device.set_current()
+    try:
+        device = Device()
+        device.set_current()
+    except Exception as exc:  # no driver or no device
+        raise ToolchainError(
+            f"scan.tile_status: no CUDA device to hold the status ({type(exc).__name__}: "
+            f"{exc}); on a machine without a GPU, run kernels in the simulator: set "
+            "NUMBA_ENABLE_CUDASIM=1 before numba is imported"
+        ) from exc
     cc = (int(device.compute_capability[0]), int(device.compute_capability[1]))
     tile_bytes, padding = status_layout(value_dtype, cc)
     row_bytes = status_row_bytes(count, tile_bytes, padding)
