@@ -2,7 +2,8 @@
 """Where the host time of a launch goes: numba-cuda's dispatcher, ``scan.launcher``, cuda.core.
 
 The README's row scan (load, inclusive_sum with a stateful prefix callback,
-store; int32, 256 x 4) and a plain numba-cuda row copy of the same shape,
+store; int32, 256 x 4; ``_matrix_kernels.make_default_kernel``) and a plain
+numba-cuda row copy of the same shape (``rowscan.make_plain_copy_kernel``),
 on a grid small enough (``--rows``, default 132 rows of 1024) that the
 kernels themselves take microseconds, launched:
 
@@ -40,36 +41,14 @@ import numpy as np
 
 
 def _kernels(threads: int, items: int) -> tuple[Any, Any]:
-    from numba import cuda
+    """The matrix benchmark's default row scan and rowscan.py's plain row copy, int32."""
+    import _matrix_kernels
+    import rowscan
 
-    import statefn
-    from scan import block
-
-    @statefn.stateful(np.int64)
-    def running_total(state: Any, block_aggregate: Any) -> Any:
-        prefix = state[0]
-        state[0] = prefix + block_aggregate
-        return prefix
-
-    @cuda.jit
-    def row_cumsum(src: Any, dst: Any) -> None:
-        state = cuda.local.array(1, np.int64)
-        state[0] = 0
-        values = cuda.local.array(items, np.int32)
-        for base in range(0, src.shape[1], block.tile_size(values)):
-            block.load(src[cuda.blockIdx.x], base, values, oob_default=0)
-            block.inclusive_sum(values, values, prefix_op=running_total, prefix_state=state)
-            block.store(dst[cuda.blockIdx.x], base, values)
-
-    @cuda.jit
-    def row_copy(src: Any, dst: Any) -> None:
-        for base in range(0, src.shape[1], threads * items):
-            for i in range(items):
-                j = base + i * threads + cuda.threadIdx.x
-                if j < src.shape[1]:
-                    dst[cuda.blockIdx.x, j] = src[cuda.blockIdx.x, j]
-
-    return row_cumsum, row_copy
+    return (
+        _matrix_kernels.make_default_kernel("int32", threads, items),
+        rowscan.make_plain_copy_kernel(rowscan.KernelConfig(threads, items, "direct")),
+    )
 
 
 def _core_launch(launch: Any, kernel: Any, rows: int, threads: int, src: Any, dst: Any) -> Any:

@@ -3,13 +3,14 @@
 
 One fresh process per run, with an empty cache folder: it compiles and links
 the README's row-scan kernel (load, inclusive_sum with a stateful prefix
-callback, store; int32 values, int64 state) for sm_90 with ``scan.compile``
-at several (threads, items) one after the other, and before each a plain
-Numba row-copy kernel of the same shape (Numba to PTX, nvJitLink to a
-cubin). The first configuration is the process's first compile; the later
-ones are what a user trying configurations in a warm process (a notebook)
-waits for. Runs with the process's precompiled CUB headers on (the default)
-and off (``STATEFN_SCAN_PCH=0``) alternate:
+callback, store; int32 values, int64 state:
+``_matrix_kernels.make_default_kernel``) for sm_90 with ``scan.compile`` at
+several (threads, items) one after the other, and before each a plain Numba
+row-copy kernel of the same shape (``rowscan.make_plain_copy_kernel``; Numba
+to PTX, nvJitLink to a cubin). The first configuration is the process's
+first compile; the later ones are what a user trying configurations in a
+warm process (a notebook) waits for. Runs with the process's precompiled
+CUB headers on (the default) and off (``STATEFN_SCAN_PCH=0``) alternate:
 
     python bench/new_config_compile.py [--runs 3]
 
@@ -25,51 +26,28 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+from pathlib import Path
 
 CONFIGS = [(256, 8), (128, 4), (256, 4), (512, 2), (128, 8)]
+BENCH = Path(__file__).resolve().parent
 
 CHILD = textwrap.dedent(
     """
     import json, sys, time
+    sys.path.insert(0, sys.argv[2])
     import numpy as np
     from numba import cuda
     from numba.cuda.np.numpy_support import from_dtype
     from cuda.core import Linker, LinkerOptions, ObjectCode
-    import statefn, scan
-    from scan import block
-
-    @statefn.stateful(np.int64)
-    def running_total(state, block_aggregate):
-        prefix = state[0]
-        state[0] = prefix + block_aggregate
-        return prefix
-
-    def kernels(threads, items):
-        @cuda.jit
-        def row_cumsum(src, dst):
-            state = cuda.local.array(1, np.int64)
-            state[0] = 0
-            values = cuda.local.array(items, np.int32)
-            for base in range(0, src.shape[1], block.tile_size(values)):
-                block.load(src[cuda.blockIdx.x], base, values, oob_default=0)
-                block.inclusive_sum(values, values, prefix_op=running_total, prefix_state=state)
-                block.store(dst[cuda.blockIdx.x], base, values)
-
-        def row_copy(src, dst):
-            for base in range(0, src.shape[1], threads * items):
-                for i in range(items):
-                    j = base + i * threads + cuda.threadIdx.x
-                    if j < src.shape[1]:
-                        dst[cuda.blockIdx.x, j] = src[cuda.blockIdx.x, j]
-
-        return row_cumsum, row_copy
+    import _matrix_kernels, rowscan, scan
 
     sig = (from_dtype(np.dtype(np.int32))[:, ::1],) * 2
     out = []
     for threads, items in json.loads(sys.argv[1]):
-        scan_kernel, copy = kernels(threads, items)
+        scan_kernel = _matrix_kernels.make_default_kernel("int32", threads, items)
+        copy = rowscan.make_plain_copy_kernel(rowscan.KernelConfig(threads, items, "direct"))
         t = time.perf_counter()
-        ptx, _ = cuda.compile(copy, sig, cc=(9, 0), output="ptx")
+        ptx, _ = cuda.compile(copy.py_func, sig, cc=(9, 0), output="ptx")
         opts = LinkerOptions(arch="sm_90")
         Linker(ObjectCode.from_ptx(ptx.encode()), options=opts).link("cubin")
         plain = time.perf_counter() - t
@@ -91,7 +69,7 @@ def main() -> int:
             with tempfile.TemporaryDirectory() as cache:
                 env = {**os.environ, "STATEFN_SCAN_CACHE_DIR": cache, "STATEFN_SCAN_PCH": pch}
                 proc = subprocess.run(
-                    [sys.executable, "-c", CHILD, json.dumps(CONFIGS)],
+                    [sys.executable, "-c", CHILD, json.dumps(CONFIGS), str(BENCH)],
                     env=env,
                     capture_output=True,
                     text=True,

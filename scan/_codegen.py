@@ -487,7 +487,10 @@ def _lookback_call(plan: ScanPlan) -> str:
     :func:`callback_barrier_suffices`); a reverse scan's exchange slots are
     declared once, before the branches, so that the block holds one set.
     """
-    first = attrs.evolve(plan, lookback=False, prefix_op=None, has_block_aggregate=True)
+    # tile 0's scan; it publishes before its own trailing barrier (appended below)
+    first = attrs.evolve(
+        plan, lookback=False, prefix_op=None, has_block_aggregate=True, auto_sync=False
+    )
     # a plan whose code calls prefix_op_t (here, the look-back op) as it calls a callback
     later = attrs.evolve(
         plan,
@@ -498,6 +501,12 @@ def _lookback_call(plan: ScanPlan) -> str:
     published = "tile_aggregate"
     if plan.has_initial_value:  # CUB's block aggregate leaves the initial value out
         published = "scan_op_t{}(*static_cast<const value_t*>(initial_value), tile_aggregate)"
+    bx, by, bz = plan.block
+    publish = [
+        f"  if (cub::RowMajorTid({bx}, {by}, {bz}) == 0) tile_state.SetInclusive(0, {published});"
+    ]
+    if plan.auto_sync and not plan.reverse:  # a reverse scan ends with its own barrier
+        publish.append(_SYNC)
     linear = "blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)"
     lines = [
         "  temp_storage_t& lookback_storage = temp_storage;",
@@ -512,7 +521,7 @@ def _lookback_call(plan: ScanPlan) -> str:
         "    typename block_scan_t::TempStorage& temp_storage = lookback_storage.scan;",
         "    value_t tile_aggregate;",
         "    void* block_aggregate = &tile_aggregate;",
-        _indented(_scan_call(first, declare_slots=False, publish=published)),
+        _indented("\n".join([_scan_call(first, declare_slots=False), *publish])),
         "  } else {",
         "    typename block_scan_t::TempStorage& temp_storage = lookback_storage.scan;",
         "    lookback_op_t lookback(tile_state, lookback_storage.lookback, scan_op_t{}, "
@@ -530,8 +539,7 @@ def _indented(text: str) -> str:
     )
 
 
-def _scan_call(plan: ScanPlan, *, declare_slots: bool = True, publish: str | None = None) -> str:
-    """The scan's statements (`publish`: the value a look-back's tile 0 publishes)."""
+def _scan_call(plan: ScanPlan, *, declare_slots: bool = True) -> str:
     if plan.lookback:
         return _lookback_call(plan)
     lines = []
@@ -543,11 +551,6 @@ def _scan_call(plan: ScanPlan, *, declare_slots: bool = True, publish: str | Non
         if plan.prefix_op is not None:
             lines.append("  prefix_op_t prefix_op{state};")
         lines.append("  " + _block_call(plan, _scan_method(plan), ["input", "output"]))
-    if publish is not None:
-        bx, by, bz = plan.block
-        lines.append(
-            f"  if (cub::RowMajorTid({bx}, {by}, {bz}) == 0) tile_state.SetInclusive(0, {publish});"
-        )
     if plan.auto_sync and not plan.reverse:  # a reverse scan ends with its own barrier
         lines.append(_CALLBACK_SCAN_SYNC if callback_barrier_suffices(plan) else _SYNC)
     return "\n".join(lines)

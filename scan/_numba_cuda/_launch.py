@@ -205,12 +205,11 @@ class _Bound:
 
 def _bind(compiled: Any, launcher: Launcher, args: Sequence[Any]) -> _Bound | None:
     """The direct launch of `compiled` (numba-cuda's kernel), or None where it cannot be made."""
-    try:
-        from numba.cuda import types
-        from numba.cuda.np.numpy_support import as_dtype
-        from numba.cuda.typing.typeof import Purpose, typeof
-    except ImportError:  # pragma: no cover - numba-cuda is a dependency
-        return None
+    # imported here: the simulator's numba.cuda has no typing (it never binds)
+    from numba.cuda import types
+    from numba.cuda.np.numpy_support import as_dtype
+    from numba.cuda.typing.typeof import Purpose, typeof
+
     if getattr(compiled, "debug", False) or not hasattr(compiled, "_codelibrary"):
         return None
     argtypes = list(getattr(compiled, "argument_types", ()))
