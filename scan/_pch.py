@@ -1,18 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
 """Precompiled CUB headers for the units one process compiles (NVRTC 12.8+).
 
-Parsing CUB's headers is most of what NVRTC spends on a unit: about 0.6 of
-the 0.75 s a block load/scan/store unit costs on a 2-core machine (NVRTC 13,
-CCCL 3.5), the same for every configuration a user tries. NVRTC can keep
-that parse as a precompiled header (PCH) and start later compiles from it
-(0.17 s for the same unit), but a PCH lives in a heap of the NVRTC library
-instance that made it: a file written by one process is refused by the
-next. So PCHs are made per process, when a process shows it compiles more
-than one unit with the same ``#include`` lines:
+Parsing CUB's headers is most of what NVRTC spends on a unit, the same for
+every configuration a user tries (docs/performance.md: 0.65 of 0.79 s on
+the H200 host). NVRTC can keep that parse as a precompiled header (PCH) and
+start later compiles from it, but a PCH lives in a heap of the NVRTC
+library instance that made it: a file written by one process is refused by
+the next (docs/results/cpu2_2026-12-04_nvrtc_pch.txt). So PCHs are made per
+process, when a process shows it compiles more than one unit with the same
+``#include`` lines:
 
 - the first unit with a set of include lines compiles from its headers
-  (making a PCH while compiling adds about 0.25 s to a unit, which a
-  process that compiles one kernel would pay for nothing);
+  (making a PCH while compiling makes a unit slower, which a process that
+  compiles one kernel would pay for nothing);
 - the second compiles with NVRTC's automatic PCH processing, which makes
   the PCH while compiling it, in a folder of the process's own;
 - every later one compiles from that PCH.
@@ -21,8 +21,9 @@ It all happens in the compiling thread: nothing runs in the background or
 is left running at exit. The PCH changes no output: a unit's LTO-IR is byte
 for byte the same with and without it. ``STATEFN_SCAN_PCH=0`` turns this
 off; a PCH that cannot be made (an older NVRTC or cuda.core, a full PCH
-heap) leaves compiles as they were. The PCH heap holds 90-130 MB a header
-set while the process lives; the folder is removed at exit.
+heap) leaves compiles as they were. A header set's PCH holds about as much
+memory as its file, 126 MiB in the measurement above, while the process
+lives; the folder is removed at exit.
 """
 
 from __future__ import annotations
