@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
-GENERATOR_VERSION = "12"
+GENERATOR_VERSION = "13"
 
 _BUILTIN_BODIES = {
     "+": "return a + b;",
@@ -567,10 +567,12 @@ def callback_barrier_suffices(plan: ScanPlan) -> bool:
     this call. So every read of this call happens before the next call's
     writes without a further barrier. The generated code still falls back to
     the barrier for CCCL releases outside the ones whose code this was read
-    from (3.0 to 3.5).
+    from (3.0 to 3.5). A forward look-back scan is one too: its later tiles
+    call the look-back op as their callback, so its storage is its own and
+    never overlaid with other providers' (``Primitive.shares_storage``).
     """
     return (
-        plan.prefix_op is not None
+        (plan.prefix_op is not None or plan.lookback)  # a look-back's later tiles call one
         and plan.algorithm == "warp_scans"
         and plan.temp_storage == "implicit"
         and not plan.reverse  # ends after its second exchange barrier (_reverse_call)

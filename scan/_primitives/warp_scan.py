@@ -295,10 +295,11 @@ def _body(plan: WarpScanPlan) -> list[str]:
             f"  {loop} {{ {step} output[i] = acc; }}",
         ]
     else:
+        # in place (output is input) each item is read before its slot is written
         lines += [
             "  output[0] = thread_prefix;",
             "  #pragma unroll",
-            f"  {loop} {{ output[i] = acc; {step} }}",
+            f"  {loop} {{ const value_t x = input[i]; output[i] = acc; acc = {op}(acc, x); }}",
         ]
     return lines
 

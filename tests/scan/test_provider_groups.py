@@ -195,6 +195,26 @@ def test_sharing_providers_overlay_one_buffer() -> None:
     assert text.count("statefn_scan_group_x_storage()") == 4  # declared, defined, used twice
 
 
+def _lookback_plan(algorithm: str, reverse: bool = False):
+    """An int64 inclusive sum of 128 threads x 4 items with prefix_op=scan.lookback."""
+    status = np.dtype(scan.tile_status_dtype(np.int64))
+    return plan_scan(
+        function="inclusive_sum",
+        values=ArrayFact(dtype=np.dtype(np.int64), ndim=1, length=4),
+        out=None,
+        mode="inclusive",
+        scan_op="+",
+        initial_value=None,
+        prefix_op=scan.lookback,
+        prefix_state=ArrayFact(dtype=status, ndim=1),
+        block_aggregate=None,
+        algorithm=algorithm,
+        temp_storage=None,
+        block=(128, 1, 1),
+        reverse=reverse,
+    )
+
+
 def test_storage_is_shared_only_after_a_trailing_barrier() -> None:
     assert _build._shares_storage(_callback_scan_plan("raking"))
     # CUB's barrier after the callback stands in for the trailing one: a
@@ -202,6 +222,32 @@ def test_storage_is_shared_only_after_a_trailing_barrier() -> None:
     assert not _build._shares_storage(_callback_scan_plan("warp_scans"))
     assert not _build._shares_storage(_callback_scan_plan("raking", auto_sync=False))
     assert _build._shares_storage(_io_plan("load", 64))  # warp_transpose
+    # a look-back's later tiles are such a callback scan (the look-back op is
+    # their callback); a reverse one ends with its exchange barrier
+    assert not _build._shares_storage(_lookback_plan("warp_scans"))
+    assert _build._shares_storage(_lookback_plan("raking"))
+    assert _build._shares_storage(_lookback_plan("warp_scans", reverse=True))
+
+
+@pytest.mark.parametrize(
+    "plan",
+    [
+        _callback_scan_plan("warp_scans"),
+        _callback_scan_plan("raking"),
+        _lookback_plan("warp_scans"),
+        _lookback_plan("raking"),
+        _lookback_plan("warp_scans", reverse=True),
+        _lookback_plan("raking", reverse=True),
+    ],
+    ids=lambda p: f"{'lookback' if p.lookback else 'callback'}-{p.algorithm}-{p.reverse}",
+)
+def test_a_provider_without_its_own_trailing_barrier_never_shares_storage(plan) -> None:
+    # a shared buffer is written by the next provider with no barrier of its
+    # own first: every branch of a sharing provider must end with one
+    # (a look-back scan whose later tiles lacked it raced with the store after it)
+    source = _build._source(plan, plan.symbol + "_x", group_storage("statefn_scan_group_x"))
+    relies_on_cub = "no barrier: CUB's barrier after the prefix callback" in source
+    assert not (relies_on_cub and _build._shares_storage(plan))
 
 
 def test_a_kernel_overlays_its_calls_storage_as_cub_kernels_do() -> None:

@@ -104,6 +104,20 @@ def test_lane_zeros_return_seeds_the_warp() -> None:
         assert "thread_prefix = rank % 32 == 0 ? warp_prefix : " in text
 
 
+@pytest.mark.parametrize(
+    "variant", [v for v in CALL_SHAPES if v[2] == "exclusive"], ids=lambda v: "-".join(map(str, v))
+)
+def test_an_exclusive_scan_in_place_reads_each_item_before_its_slot_is_written(
+    variant: tuple[str, int, str, str, str],
+) -> None:
+    # values and output are one array when the call scans in place (the usual
+    # warp.exclusive_sum(items)): writing output[i] first would scan the
+    # exclusive result in place of item i
+    text = variant_source(*variant)
+    loop = next(line for line in text.splitlines() if line.strip().startswith("for (int i = 1;"))
+    assert loop.index("input[i]") < loop.index("output[i] ="), loop
+
+
 # ---------------------------------------------------------------- NVRTC
 
 #: (dtype, items, lanes, mode, operator, extra operand): every call shape of

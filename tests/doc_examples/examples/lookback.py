@@ -139,4 +139,5 @@ def run_compaction(n: int = 40_000, threshold: float = 1.0) -> Any:
     status = scan.tile_status(tiles, np.int32)
     compact[tiles, KEEP_THREADS](d_src, np.float32(threshold), d_dst, d_count, status)
     count = int(d_count.copy_to_host()[0])
-    return (d_dst.copy_to_host()[:count], count), x[x > threshold]
+    # only the kept items: the rest of d_dst was never written
+    return (d_dst[:count].copy_to_host(), count), x[x > threshold]
