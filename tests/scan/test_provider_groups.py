@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers.kernels import CC, compile_kernel, link_cubin, typing_error
+from helpers.plans import scan_plan
 from numba import cuda
 from numba.cuda import types
 
@@ -198,19 +199,11 @@ def test_sharing_providers_overlay_one_buffer() -> None:
 def _lookback_plan(algorithm: str, reverse: bool = False):
     """An int64 inclusive sum of 128 threads x 4 items with prefix_op=scan.lookback."""
     status = np.dtype(scan.tile_status_dtype(np.int64))
-    return plan_scan(
-        function="inclusive_sum",
+    return scan_plan(
         values=ArrayFact(dtype=np.dtype(np.int64), ndim=1, length=4),
-        out=None,
-        mode="inclusive",
-        scan_op="+",
-        initial_value=None,
         prefix_op=scan.lookback,
         prefix_state=ArrayFact(dtype=status, ndim=1),
-        block_aggregate=None,
         algorithm=algorithm,
-        temp_storage=None,
-        block=(128, 1, 1),
         reverse=reverse,
     )
 

@@ -13,23 +13,16 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers.callback_corpus import running_total
 from numba import cuda
 
 import scan
-import statefn
 from scan import block
 
 pytestmark = pytest.mark.sim
 ON_GPU = os.environ.get("SCAN_TESTS_BACKEND") == "gpu"
 
 THREADS, ITEMS = 32, 4
-
-
-@statefn.stateful(np.int64)
-def running_total(state: Any, block_aggregate: Any) -> Any:
-    prefix = state[0]
-    state[0] = prefix + block_aggregate
-    return prefix
 
 
 @cuda.jit
