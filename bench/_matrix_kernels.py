@@ -87,11 +87,18 @@ def make_default_kernel(dtype: str, threads: int, items: int) -> Any:
 
 
 def make_mlir_kernel(
-    dtype: str, threads: int, items: int, algo: str | None = None, io: str | None = None
+    dtype: str,
+    threads: int,
+    items: int,
+    algo: str | None = None,
+    io: str | None = None,
+    launch_bounds: tuple[int, ...] | None = None,
 ) -> Any:
     """The row kernel written with numba-cuda-mlir (as ``bench/mlir_rowscan.py`` writes it);
-    ``algo`` None: no ``algorithm=`` anywhere."""
+    ``algo`` None: no ``algorithm=`` anywhere; ``launch_bounds`` as ``cuda.jit`` takes it."""
     from numba_cuda_mlir import cuda as mcuda
+
+    jit = mcuda.jit if launch_bounds is None else mcuda.jit(launch_bounds=launch_bounds)
 
     VALUE = getattr(np, dtype)
     STATE_T = getattr(np, STATE[dtype])
@@ -101,7 +108,7 @@ def make_mlir_kernel(
     total = rowscan.running_total(STATE[dtype])
     if algo is None:
 
-        @mcuda.jit  # type: ignore[untyped-decorator, unused-ignore]
+        @jit  # type: ignore[untyped-decorator, unused-ignore]
         def row_cumsum_mlir_default(src: Any, dst: Any) -> None:
             row = mcuda.blockIdx.x
             state = mcuda.local.array(1, STATE_T)
@@ -117,7 +124,7 @@ def make_mlir_kernel(
     IO = io
     ALGO = algo
 
-    @mcuda.jit  # type: ignore[untyped-decorator, unused-ignore]
+    @jit  # type: ignore[untyped-decorator, unused-ignore]
     def row_cumsum_mlir(src: Any, dst: Any) -> None:
         row = mcuda.blockIdx.x
         state = mcuda.local.array(1, STATE_T)

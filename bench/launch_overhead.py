@@ -16,12 +16,15 @@ kernels themselves take microseconds, launched:
 each timed two ways, in interleaved rounds: ``enqueue`` (host time of N
 launches in a row, no synchronisation, over N: what a launch costs the host
 while the GPU keeps up) and ``sync`` (host time of one launch plus
-``cuda.synchronize()``, median). Then the parts of numba-cuda's launch
+``cuda.synchronize()``, median), and ``gpu``: CUDA events recorded on the
+legacy default stream just before and after the launch call in the sync loop,
+so that a slower kernel and a slower host can be told apart. Then the parts of numba-cuda's launch
 alone, each over N calls: making the launch configuration
 (``kernel[rows, threads]``), typing the arguments (``typeof``), and
 converting them into parameters. Every kernel's output is checked.
 
     python bench/launch_overhead.py [--rounds 5] [--launches 2000] [--out DIR]
+    python bench/launch_overhead.py --rows 8192 --cols 65536 --launches 20 --sync-reps 10
 
 Prints a table of microseconds a launch (medians over the rounds) and writes
 ``launch_overhead.json`` with every sample to ``--out``.
@@ -78,6 +81,7 @@ def main() -> int:
     parser.add_argument("--cols", type=int, default=1024)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--launches", type=int, default=2000)
+    parser.add_argument("--sync-reps", type=int, default=50, help="sync launches per round")
     parser.add_argument("--out", help="write launch_overhead.json here")
     args = parser.parse_args()
 
@@ -115,8 +119,9 @@ def main() -> int:
         checks[name] = bool(np.array_equal(dst.copy_to_host(), want[name.split()[0]]))
 
     samples: dict[str, dict[str, list[float]]] = {
-        n: {"enqueue": [], "sync": []} for n in contenders
+        n: {"enqueue": [], "sync": [], "gpu": []} for n in contenders
     }
+    start, stop = cuda.event(timing=True), cuda.event(timing=True)
     names = list(contenders)
     for r in range(args.rounds):
         for name in names[r % len(names) :] + names[: r % len(names)]:
@@ -129,13 +134,20 @@ def main() -> int:
             cuda.synchronize()
             if ":" in name:
                 continue
-            one = []
-            for _ in range(50):
+            one, gpu = [], []
+            for _ in range(args.sync_reps):
                 t = time.perf_counter()
                 run()
                 cuda.synchronize()
                 one.append((time.perf_counter() - t) * 1e6)
+            for _ in range(args.sync_reps):
+                start.record()
+                run()
+                stop.record()
+                stop.synchronize()
+                gpu.append(cuda.event_elapsed_time(start, stop) * 1e3)
             samples[name]["sync"].append(statistics.median(one))
+            samples[name]["gpu"].append(statistics.median(gpu))
 
     import _common
 
@@ -147,17 +159,20 @@ def main() -> int:
             how=how,
             enqueue_us=statistics.median(samples[name]["enqueue"]),
             sync_us=statistics.median(samples[name]["sync"]) if samples[name]["sync"] else "",
+            gpu_us=statistics.median(samples[name]["gpu"]) if samples[name]["gpu"] else "",
             ok=checks.get(name, True),
         )
     print(f"{rows} x {cols}, {threads} x {items}; {args.rounds} rounds of {args.launches}")
-    print("| launch | enqueue us/launch | sync us/launch | output |")
-    print("| --- | --- | --- | --- |")
+    print("| launch | enqueue us/launch | sync us/launch | events around it, us | output |")
+    print("| --- | --- | --- | --- | --- |")
     for name in names:
         enq = statistics.median(samples[name]["enqueue"])
         sync = samples[name]["sync"]
         sync_txt = f"{statistics.median(sync):.1f}" if sync else "-"
+        gpu = samples[name]["gpu"]
+        gpu_txt = f"{statistics.median(gpu):.1f}" if gpu else "-"
         check = "-" if name not in checks else ("ok" if checks[name] else "WRONG")
-        print(f"| {name} | {enq:.2f} | {sync_txt} | {check} |", flush=True)
+        print(f"| {name} | {enq:.2f} | {sync_txt} | {gpu_txt} | {check} |", flush=True)
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)

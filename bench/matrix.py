@@ -463,7 +463,7 @@ def build_plan(args: argparse.Namespace) -> Plan:
                 part.triton = triton_space(cols, args.quick, args.triton_space == "small")
             for threads, items in configs:
                 memo = memoize_here(threads, items, k == 0)
-                project = project_specs("numba", dtype, threads, items, memo)
+                project = project_specs("numba", dtype, threads, items, memo, args.project_configs)
                 cub = cub_specs(dtype, threads, items)
                 part.cells.append(
                     CellPlan("main", dtype, rows, cols, threads, items, project, cub, args.triton)
@@ -2464,6 +2464,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--memoize-configs",
         default="256x8,128x16",
         help="THREADSxITEMS cells that get project raking_memoize kernels (default: %(default)s)",
+    )
+    sel.add_argument(
+        "--project-configs",
+        choices=("default", "all"),
+        default="all",
+        help="project kernels of the main cells: every algorithm x tile I/O, or only "
+        "project_default (and its scan.launcher twin) (default: %(default)s)",
     )
     sel.add_argument(
         "--launch-bounds",

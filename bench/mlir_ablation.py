@@ -8,7 +8,12 @@ writes it), compiled by numba-cuda and by numba-cuda-mlir in three ways:
   temp storage, the launch's thread count as ``nvvm.maxntid``);
 - ``mlir_no_bounds``: without the ``nvvm.maxntid`` declaration;
 - ``mlir_own_units``: every call in an NVRTC unit of its own, with its own
-  temp storage (the front end's lowering before the shared units).
+  temp storage (the front end's lowering before the shared units);
+- ``mlir_min_blocks``: ``nvvm.minctasm`` beside ``nvvm.maxntid``, as many
+  blocks an SM as 2048 threads hold (ptxas then caps registers at 32 a thread);
+- ``mlir_launch_bounds``: the same cap as users write it,
+  ``@cuda.jit(launch_bounds=(threads, 2048 // threads))`` (numba-cuda-mlir's
+  own option; the library then leaves the kernel's bounds as declared).
 
 Every kernel's output is checked before and after timing; the four are timed
 in interleaved rounds (CUDA events, launches back to back, medians), in one
@@ -33,7 +38,14 @@ import numpy as np
 from numba import cuda
 
 CONFIGS = [(256, 4), (512, 4), (256, 8), (512, 16)]
-VARIANTS = ("numba", "mlir", "mlir_no_bounds", "mlir_own_units", "mlir_min_blocks")
+VARIANTS = (
+    "numba",
+    "mlir",
+    "mlir_no_bounds",
+    "mlir_own_units",
+    "mlir_min_blocks",
+    "mlir_launch_bounds",
+)
 
 
 def _forget_units() -> None:
@@ -126,9 +138,11 @@ def main() -> None:
     print(
         "| dtype | threads x items | "
         + " | ".join(f"{v} GB/s" for v in VARIANTS)
-        + " | mlir / numba | no bounds / numba | own units / numba | min blocks / numba |"
+        + " | "
+        + " | ".join(f"{v} / numba" for v in VARIANTS[1:])
+        + " |"
     )
-    print("| --- | --- | " + " | ".join("---" for _ in VARIANTS) + " | --- | --- | --- | --- |")
+    print("| --- | --- | " + " | ".join("---" for _ in VARIANTS[1:] + VARIANTS) + " |")
     for dtype in args.dtypes.split(","):
         host = rng.integers(-3, 4, size=(rows, cols)).astype(dtype)
         src = cuda.to_device(host)
@@ -143,7 +157,10 @@ def main() -> None:
                     launch = _launcher(kernel, rows, threads, *views["numba"])
                     ok = _correct(launch, src, dst, bad)
                 else:
-                    kernel = _matrix_kernels.make_mlir_kernel(dtype, threads, items)
+                    bounds = (threads, 2048 // threads) if name == "mlir_launch_bounds" else None
+                    kernel = _matrix_kernels.make_mlir_kernel(
+                        dtype, threads, items, launch_bounds=bounds
+                    )
                     launch = _launcher(kernel, rows, threads, *views["mlir"])
                     try:
                         with variant(name):
