@@ -14,7 +14,9 @@ CUB headers on (the default) and off (``STATEFN_SCAN_PCH=0``) alternate:
 
     python bench/new_config_compile.py [--runs 3]
 
-One line per configuration and run: seconds for scan and plain, and their ratio.
+One line per configuration and run: seconds for scan (and of them, the
+library's NVRTC runs and the nvJitLink link of the kernel) and plain, and
+their ratio.
 """
 
 from __future__ import annotations
@@ -40,10 +42,30 @@ CHILD = textwrap.dedent(
     from numba.cuda.np.numpy_support import from_dtype
     from cuda.core import Linker, LinkerOptions, ObjectCode
     import _matrix_kernels, rowscan, scan
+    import cuda.core as core
+    from scan import _compile
 
+    PHASES = {"nvrtc_s": 0.0, "link_s": 0.0}
+
+    def timed(fn, name):
+        def run(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                PHASES[name] += time.perf_counter() - start
+        return run
+
+    class TimedLinker(core.Linker):
+        def link(self, *args, **kwargs):
+            return timed(super().link, "link_s")(*args, **kwargs)
+
+    _compile._nvrtc = timed(_compile._nvrtc, "nvrtc_s")
+    core.Linker = TimedLinker  # the library imports it where it links
     sig = (from_dtype(np.dtype(np.int32))[:, ::1],) * 2
     out = []
     for threads, items in json.loads(sys.argv[1]):
+        PHASES.update(nvrtc_s=0.0, link_s=0.0)
         scan_kernel = _matrix_kernels.make_default_kernel("int32", threads, items)
         copy = rowscan.make_plain_copy_kernel(rowscan.KernelConfig(threads, items, "direct"))
         t = time.perf_counter()
@@ -54,7 +76,7 @@ CHILD = textwrap.dedent(
         t = time.perf_counter()
         scan.compile(scan_kernel, sig, cc=(9, 0), block=threads)
         out.append({"config": f"{threads}x{items}", "plain_s": plain,
-                    "scan_s": time.perf_counter() - t})
+                    "scan_s": time.perf_counter() - t, **PHASES})
     print(json.dumps(out))
     """
 )
@@ -77,7 +99,8 @@ def main() -> int:
                 )
             for k, rec in enumerate(json.loads(proc.stdout.splitlines()[-1])):
                 print(
-                    f"run {run} pch={pch} #{k} {rec['config']:>6}: scan {rec['scan_s']:.3f} s, "
+                    f"run {run} pch={pch} #{k} {rec['config']:>6}: scan {rec['scan_s']:.3f} s "
+                    f"(NVRTC {rec['nvrtc_s']:.3f} s, link {rec['link_s']:.3f} s), "
                     f"plain {rec['plain_s']:.3f} s, {rec['scan_s'] / rec['plain_s']:.1f}x",
                     flush=True,
                 )
