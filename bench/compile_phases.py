@@ -31,10 +31,9 @@ from typing import Any
 
 from compile_times import CHILD, _together
 
-INSTRUMENT = """
+#: Child-process source: ``_timed(fn, name)`` adds fn's wall time to ``PHASES[name]``.
+TIMED = """
 import time as _time
-from scan import _build as _b, _compile as _c
-from scan._numba_cuda import _lowering as _lw
 PHASES = {}
 
 def _timed(fn, name):
@@ -45,6 +44,13 @@ def _timed(fn, name):
         finally:
             PHASES[name] = PHASES.get(name, 0.0) + _time.perf_counter() - start
     return run
+"""
+
+INSTRUMENT = (
+    TIMED
+    + """
+from scan import _build as _b, _compile as _c
+from scan._numba_cuda import _lowering as _lw
 
 _c._nvrtc = _timed(_c._nvrtc, "nvrtc")
 _c._read_layouts = _timed(_c._read_layouts, "layouts")
@@ -58,6 +64,7 @@ def _build(*args, **kwargs):
 
 _lw.build = _build
 """
+)
 
 
 def _child() -> str:

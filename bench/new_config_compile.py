@@ -30,10 +30,12 @@ import tempfile
 import textwrap
 from pathlib import Path
 
+from compile_phases import TIMED
+
 CONFIGS = [(256, 8), (128, 4), (256, 4), (512, 2), (128, 8)]
 BENCH = Path(__file__).resolve().parent
 
-CHILD = textwrap.dedent(
+CHILD = TIMED + textwrap.dedent(
     """
     import json, sys, time
     sys.path.insert(0, sys.argv[2])
@@ -45,22 +47,11 @@ CHILD = textwrap.dedent(
     import cuda.core as core
     from scan import _compile
 
-    PHASES = {"nvrtc_s": 0.0, "link_s": 0.0}
-
-    def timed(fn, name):
-        def run(*args, **kwargs):
-            start = time.perf_counter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                PHASES[name] += time.perf_counter() - start
-        return run
-
     class TimedLinker(core.Linker):
         def link(self, *args, **kwargs):
-            return timed(super().link, "link_s")(*args, **kwargs)
+            return _timed(super().link, "link_s")(*args, **kwargs)
 
-    _compile._nvrtc = timed(_compile._nvrtc, "nvrtc_s")
+    _compile._nvrtc = _timed(_compile._nvrtc, "nvrtc_s")
     core.Linker = TimedLinker  # the library imports it where it links
     sig = (from_dtype(np.dtype(np.int32))[:, ::1],) * 2
     out = []
