@@ -2,20 +2,19 @@
 """numba-cuda-mlir against numba-cuda on the same row kernel, with parts of the lowering off.
 
 The README's row kernel with the library's defaults (as ``bench/matrix.py``
-writes it), compiled by numba-cuda and by numba-cuda-mlir in three ways:
+writes it), compiled by numba-cuda and by numba-cuda-mlir in four ways:
 
 - ``mlir``: as the library lowers it (one NVRTC unit per kernel with overlaid
   temp storage, the launch's thread count as ``nvvm.maxntid``);
 - ``mlir_no_bounds``: without the ``nvvm.maxntid`` declaration;
 - ``mlir_own_units``: every call in an NVRTC unit of its own, with its own
   temp storage (the front end's lowering before the shared units);
-- ``mlir_min_blocks``: ``nvvm.minctasm`` beside ``nvvm.maxntid``, as many
-  blocks an SM as 2048 threads hold (ptxas then caps registers at 32 a thread);
-- ``mlir_launch_bounds``: the same cap as users write it,
-  ``@cuda.jit(launch_bounds=(threads, 2048 // threads))`` (numba-cuda-mlir's
-  own option; the library then leaves the kernel's bounds as declared).
+- ``mlir_launch_bounds``: ``@cuda.jit(launch_bounds=(threads, 2048 // threads))``
+  (numba-cuda-mlir's own option, which the library leaves as declared): as
+  many blocks an SM as 2048 threads hold, so ptxas caps registers at 32 a
+  thread, what numba-cuda's kernels of these shapes get on their own.
 
-Every kernel's output is checked before and after timing; the four are timed
+Every kernel's output is checked before and after timing; the five are timed
 in interleaved rounds (CUDA events, launches back to back, medians), in one
 process:
 
@@ -43,7 +42,6 @@ VARIANTS = (
     "mlir",
     "mlir_no_bounds",
     "mlir_own_units",
-    "mlir_min_blocks",
     "mlir_launch_bounds",
 )
 
@@ -58,28 +56,10 @@ def _forget_units() -> None:
     _lowering._LINK_OBJECTS._objects.clear()
 
 
-def _with_min_blocks(bounds: Any) -> Any:
-    """``nvvm.maxntid`` plus ``nvvm.minctasm``: as many blocks an SM as 2048 threads hold.
-
-    ptxas then caps registers at 65536 / 2048 = 32 a thread, what numba-cuda's
-    kernels of these shapes get on their own (docs/results'
-    cpu2_2026-12-04_resource_usage.txt: 39-50 for numba-cuda-mlir's at 4 items).
-    """
-    from numba_cuda_mlir._mlir import ir
-    from numba_cuda_mlir._mlir.dialects import gpu
-
-    from scan._numba_cuda_mlir._typing import launch_block
-
-    def declare(self: Any) -> None:
-        bounds(self)
-        launch = launch_block(self.types)
-        op = self.lower.mlir_funcOp
-        if launch is None or not isinstance(op, gpu.GPUFuncOp):
-            return
-        blocks = max(1, min(32, 2048 // (launch[0] * launch[1] * launch[2])))
-        op.attributes["nvvm.minctasm"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), blocks)
-
-    return declare
+def make_kernel(name: str, dtype: str, threads: int, items: int) -> Any:
+    """The default row kernel of numba-cuda-mlir variant `name` (compiled inside ``variant``)."""
+    bounds = (threads, 2048 // threads) if name == "mlir_launch_bounds" else None
+    return _matrix_kernels.make_mlir_kernel(dtype, threads, items, launch_bounds=bounds)
 
 
 @contextlib.contextmanager
@@ -94,8 +74,6 @@ def variant(name: str) -> Iterator[None]:
         _lowering._Call._declare_launch_bounds = lambda self: None  # type: ignore[method-assign]
     elif name == "mlir_own_units":
         KERNEL_GROUPS.take = list  # type: ignore[method-assign]  # no kernel's other calls
-    elif name == "mlir_min_blocks":
-        _lowering._Call._declare_launch_bounds = _with_min_blocks(bounds)  # type: ignore[method-assign]
     try:
         yield
     finally:
@@ -157,10 +135,7 @@ def main() -> None:
                     launch = _launcher(kernel, rows, threads, *views["numba"])
                     ok = _correct(launch, src, dst, bad)
                 else:
-                    bounds = (threads, 2048 // threads) if name == "mlir_launch_bounds" else None
-                    kernel = _matrix_kernels.make_mlir_kernel(
-                        dtype, threads, items, launch_bounds=bounds
-                    )
+                    kernel = make_kernel(name, dtype, threads, items)
                     launch = _launcher(kernel, rows, threads, *views["mlir"])
                     try:
                         with variant(name):

@@ -173,7 +173,7 @@ DEFAULTS = [
     ("float32", 512, 16),
     ("float64", 256, 4),
 ]
-MLIR_VARIANTS = ("mlir", "mlir_no_bounds", "mlir_own_units", "mlir_min_blocks")
+MLIR_VARIANTS = ("mlir", "mlir_no_bounds", "mlir_own_units", "mlir_launch_bounds")
 #: (scan algorithm, threads, items) of ``scan._codegen.OWN_PLUS``: int32 with
 #: ``warp_transpose``, compiled with ``+`` as ``plus<>`` and as the unit's functor
 PLUS_SHAPES = [("raking", 512, 4), ("raking", 512, 8), ("warp_scans", 256, 16)]
@@ -221,13 +221,12 @@ def mlir_rows() -> list[str]:
         import numba_cuda_mlir  # noqa: F401
     except ImportError:
         return ["numba-cuda-mlir does not import here: no numba-cuda-mlir rows"]
-    import _matrix_kernels as mk
     import mlir_ablation
 
     rows = []
     for name in MLIR_VARIANTS:
         for dtype, threads, items in DEFAULTS:
-            kernel = mk.make_mlir_kernel(dtype, threads, items)
+            kernel = mlir_ablation.make_kernel(name, dtype, threads, items)
             try:
                 with mlir_ablation.variant(name):
                     u = only_kernel(_compile_project(kernel, dtype, threads, mlir=True))
