@@ -96,6 +96,7 @@ __all__ = [
     "sum",
     "temp_storage",
     "tile_size",
+    "tiles",
 ]
 
 # Value-restricted, not bounded: two arrays of different dtypes must not meet at
@@ -214,6 +215,13 @@ def temp_storage(
     cc: tuple[int, int] | None = None,
 ) -> TempStorageLayout: ...
 def tile_size(items: NDArray[Any] | int, *, threads: _Threads | None = None) -> int: ...
+def tiles(
+    n: int | np.integer[Any],
+    items: NDArray[Any] | int,
+    *,
+    reverse: bool = False,
+    threads: _Threads | None = None,
+) -> range: ...
 def launch_shape(row_length: int, dtype: DTypeLike) -> LaunchShape: ...
 @overload
 def load(

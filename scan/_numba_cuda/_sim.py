@@ -37,6 +37,7 @@ import numpy as np
 
 import statefn
 
+from .. import _tiles as tiles
 from .._calls import (
     MISSING,
     Converter,
@@ -75,6 +76,7 @@ __all__ = [
     "install",
     "scan_call",
     "tile_io_call",
+    "tile_loop_call",
     "tile_size_call",
 ]
 
@@ -1643,6 +1645,34 @@ def tile_size_call(bound: Mapping[str, Any]) -> int:
     return tile_size(per_thread, bound.get("threads"), _launch_block(thread))
 
 
+def tile_loop_call(function: str, bound: Mapping[str, Any]) -> Any:
+    """``block.tiles``, ``warp.tiles`` or ``warp.tile_size`` for the calling simulated thread.
+
+    The tile (and so the step) as when compiled: the items array must be a
+    local array (its length is the items per thread) or the items per thread
+    a literal int; ``tiles`` returns the loop's ``range``.
+    """
+    thread = _current_thread(function)
+    items = _unwrap(bound["items"])
+    per_thread: object = None
+    if isinstance(items, np.ndarray):
+        if items.ndim == 1 and _memory(items) == "local":
+            per_thread = items.shape[0]
+    elif isinstance(items, int | np.integer):
+        per_thread = items
+    tile = tiles.step(
+        function,
+        per_thread,
+        threads=bound.get("threads"),
+        lanes=bound.get("lanes"),
+        launch=_launch_block(thread),
+    )
+    if function == "warp.tile_size":
+        return tile
+    reverse = tiles.check_reverse(function, bound.get("reverse"))
+    return tiles.offsets(tiles.check_length(function, bound["n"]), tile, reverse)
+
+
 def _moved_through_shared_memory(
     plan: TileIOPlan,
     array: np.ndarray[Any, Any] | tuple[np.ndarray[Any, Any], ...],
@@ -1692,6 +1722,8 @@ class SimulatorHost:
         """Run entry point `name` for the calling simulated thread."""
         if name == "tile_size":
             return tile_size_call(bound)
+        if name in tiles.TILE_FUNCTIONS:
+            return tile_loop_call(name, bound)
         spec = for_call(name)
         if spec.simulate is not None:
             return collective_call(name, bound)
