@@ -171,6 +171,9 @@ _ScanAlgorithmLike: TypeAlias = _ScanAlgorithmCodes | Sequence[Never]
 _TileAlgorithmLike: TypeAlias = _TileAlgorithmCodes | Sequence[Never]
 _ReduceAlgorithmCodes: TypeAlias = Literal["raking", "raking_commutative_only", "warp_reductions"]
 _ReduceAlgorithmLike: TypeAlias = _ReduceAlgorithmCodes | Sequence[Never]
+# dtype= of reduce and sum: the scalar type the reduction accumulates in and returns
+_AccT = TypeVar("_AccT", bound=np.number[Any])
+_AccumulatorLike: TypeAlias = type[_AccT] | np.dtype[_AccT]
 _StateArray: TypeAlias = (
     np.ndarray[tuple[int], np.dtype[ScanStateT]] | np.generic[Callable[[], ScanStateT]]
 )
@@ -1875,7 +1878,8 @@ def reduce(
     op: _ScanOpLike[ValueT],
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
@@ -1888,7 +1892,8 @@ def reduce(
     op: _ScanOpLike[ValueT],
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
@@ -1901,7 +1906,8 @@ def reduce(
     op: _PyScanOpLike[_PyScalarT],
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
@@ -1910,11 +1916,26 @@ def reduce(
 ) -> _PyScalarT: ...
 @overload
 def reduce(
+    items: NDArray[np.number[Any]] | np.number[Any] | int | float,
+    op: _ScanOpLike[_AccT],
+    *,
+    valid: int | np.integer[Any] | None = None,
+    broadcast: bool = True,
+    dtype: _AccumulatorLike[_AccT],
+    algorithm: _ReduceAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _AccT: ...
+@overload
+def reduce(
     items: NDArray[np.void],
     op: _RecordScanOpLike,
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
@@ -1927,7 +1948,8 @@ def reduce(
     op: _RecordScanOpLike,
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
@@ -1942,7 +1964,8 @@ def sum(
     items: NDArray[ValueT],
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
@@ -1954,7 +1977,8 @@ def sum(
     items: ValueT,
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
@@ -1966,10 +1990,24 @@ def sum(
     items: _PyScalarT,
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
 ) -> _PyScalarT: ...
+@overload
+def sum(
+    items: NDArray[np.number[Any]] | np.number[Any] | int | float,
+    *,
+    valid: int | np.integer[Any] | None = None,
+    broadcast: bool = True,
+    dtype: _AccumulatorLike[_AccT],
+    algorithm: _ReduceAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _AccT: ...

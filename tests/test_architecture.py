@@ -49,7 +49,12 @@ LAYERS: list[tuple[str, ...]] = [
     ("scan._build",),
     ("scan.block", "scan.warp", "scan._numba_facts", "scan._tile_status"),
     ("scan._numba_loops",),
-    ("scan._numba_cuda._unfilled", "scan._numba_cuda._strides", "scan._numba_cuda._callbacks"),
+    (
+        "scan._numba_cuda._unfilled",
+        "scan._numba_cuda._strides",
+        "scan._numba_cuda._thread_zero",
+        "scan._numba_cuda._callbacks",
+    ),
     ("scan._numba_cuda._linkcache", "scan._numba_cuda._sim"),
     ("scan._numba_cuda._typing",),
     ("scan._numba_cuda._lowering", "scan._numba_cuda._kernel", "scan._numba_cuda._launch"),

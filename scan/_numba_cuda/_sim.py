@@ -63,9 +63,11 @@ from .._plan import (
     tile_size,
 )
 from .._primitives import for_call, for_plan
+from .._spec import THREAD_ZERO_ONLY
 from .._tile_status import TileStatus
 from .._vocab import WARP_THREADS
 from ._strides import note_carried_scan, tile_step_error
+from ._thread_zero import thread_zero_only
 from ._unfilled import UnfilledBool, clear_branch, is_unfilled, plain, taints_write, unfilled
 
 __all__ = [
@@ -1379,9 +1381,16 @@ class _Collective:
         self.computed = True
 
 
-def _returned_value(plan: Any, value: Any) -> Any:
-    """A result as a kernel sees it: a NumPy scalar, or a record with attribute access."""
+def _returned_value(plan: Any, value: Any, rank: int) -> Any:
+    """A result as a kernel sees it: a NumPy scalar, or a record with attribute access.
+
+    A result defined in thread 0 only (:data:`~scan._spec.THREAD_ZERO_ONLY`)
+    is NaN for floats, and a value refused where it is used otherwise
+    (:mod:`scan._numba_cuda._thread_zero`).
+    """
     dtype = plan.value_dtype
+    if value is THREAD_ZERO_ONLY:
+        return thread_zero_only(plan.function, rank, dtype, _contract_error)
     if dtype.names is not None:
         return np.array([value], dtype=dtype).view(np.dtype((np.record, dtype)))[0]
     return _cast(value, dtype)
@@ -1411,7 +1420,7 @@ def collective_call(function: str, bound: Mapping[str, Any]) -> Any:
         block, seq, call = _rendezvous(
             thread, plan, _Collective, deposit, lambda call: call.compute(simulate)
         )
-        result = _returned_value(plan, call.results[rank]) if plan.returns_value else None
+        result = _returned_value(plan, call.results[rank], rank) if plan.returns_value else None
         _leave(thread, plan, block, seq, call)
     return result
 
