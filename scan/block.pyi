@@ -174,6 +174,9 @@ _ReduceAlgorithmLike: TypeAlias = _ReduceAlgorithmCodes | Sequence[Never]
 # dtype= of reduce and sum: the scalar type the reduction accumulates in and returns
 _AccT = TypeVar("_AccT", bound=np.number[Any])
 _AccumulatorLike: TypeAlias = type[_AccT] | np.dtype[_AccT]
+_AccumulatorOpLike: TypeAlias = (
+    _ScanOpCodes | ScanOperator | np.ufunc | Callable[[_AccT, _AccT], _AccT]
+)
 _StateArray: TypeAlias = (
     np.ndarray[tuple[int], np.dtype[ScanStateT]] | np.generic[Callable[[], ScanStateT]]
 )
@@ -1917,7 +1920,7 @@ def reduce(
 @overload
 def reduce(
     items: NDArray[np.number[Any]] | np.number[Any] | int | float,
-    op: _ScanOpLike[_AccT],
+    op: _AccumulatorOpLike[_AccT],
     *,
     valid: int | np.integer[Any] | None = None,
     broadcast: bool = True,

@@ -21,8 +21,11 @@ __all__ = ["DECLARATIONS", "FUNCTIONS"]
 DECLARATIONS = (
     "_ReduceAlgorithmLike: TypeAlias = _ReduceAlgorithmCodes | Sequence[Never]\n"
     "# dtype= of reduce and sum: the scalar type the reduction accumulates in and returns\n"
-    "_AccT = TypeVar(\"_AccT\", bound=np.number[Any])\n"
+    '_AccT = TypeVar("_AccT", bound=np.number[Any])\n'
     "_AccumulatorLike: TypeAlias = type[_AccT] | np.dtype[_AccT]\n"
+    "_AccumulatorOpLike: TypeAlias = (\n"
+    "    _ScanOpCodes | ScanOperator | np.ufunc | Callable[[_AccT, _AccT], _AccT]\n"
+    ")\n"
 )
 
 _INDEX = "int | np.integer[Any]"
@@ -55,7 +58,7 @@ FUNCTIONS: tuple[StubFunction, ...] = (
             _reduce("NDArray[ValueT]", "_ScanOpLike[ValueT]", "ValueT"),
             _reduce("ValueT", "_ScanOpLike[ValueT]", "ValueT"),
             _reduce("_PyScalarT", "_PyScanOpLike[_PyScalarT]", "_PyScalarT"),
-            _reduce(_NUMBERS, "_ScanOpLike[_AccT]", "_AccT", "_AccumulatorLike[_AccT]"),
+            _reduce(_NUMBERS, "_AccumulatorOpLike[_AccT]", "_AccT", "_AccumulatorLike[_AccT]"),
             _reduce("NDArray[np.void]", "_RecordScanOpLike", "np.void"),
             _reduce("_RecordT", "_RecordScanOpLike", "_RecordT"),
         ),

@@ -431,3 +431,35 @@ def test_mistakes_the_ir_shows_are_refused_at_their_line(name: str) -> None:
 def test_offsets_the_lanes_of_a_warp_share_are_accepted() -> None:
     cubin = scan.compile(warp_offsets_shared_by_the_warp, (VEC, VEC), cc=CC, block=128)
     assert cubin[:4] == b"\x7fELF"
+
+
+# ------------------------------------------------ the benchmark's iterator contender
+
+
+def test_the_matrix_times_the_iterator_beside_the_range_loop(monkeypatch: Any) -> None:
+    from helpers.bench import BENCH, load_bench
+
+    monkeypatch.syspath_prepend(str(BENCH))
+    matrix = load_bench("matrix")
+    args = matrix.parse_args(
+        [
+            *("--tiles", "--project-configs", "default", "--no-cub", "--no-triton"),
+            *("--no-mlir", "--no-records", "--no-shape-cells", "--dtype", "int32"),
+            *("--threads", "256", "--items", "4", "--shape", "64x4096"),
+        ]
+    )
+    plan = matrix.build_plan(args)
+    specs = {spec.impl: spec for spec in plan.project}
+    assert set(specs) == {"project_default", "project_tiles"}
+    assert [s.impl for s in plan.parts[0].cells[0].project] == ["project_default", "project_tiles"]
+    codes = [
+        machine_code(
+            scan.compile(
+                matrix.build_project_kernel(specs[impl]), (MATRIX, MATRIX), cc=CC, block=256
+            )
+        )
+        for impl in ("project_default", "project_tiles")
+    ]
+    assert codes[0] == codes[1]
+    run_all = load_bench("run_all")
+    assert "tiles" in run_all.PART_NAMES
