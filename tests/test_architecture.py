@@ -53,6 +53,7 @@ LAYERS: list[tuple[str, ...]] = [
         "scan._numba_cuda._unfilled",
         "scan._numba_cuda._strides",
         "scan._numba_cuda._thread_zero",
+        "scan._numba_cuda._tile_order",
         "scan._numba_cuda._callbacks",
     ),
     ("scan._numba_cuda._linkcache", "scan._numba_cuda._sim"),

@@ -40,8 +40,10 @@ import numpy as np
 
 __all__ = [
     "Tile",
+    "array_key",
     "carried_scan_error",
     "different_arguments",
+    "forget_carried",
     "library_storage_floor",
     "lookback_order_error",
     "store_lanes_error",

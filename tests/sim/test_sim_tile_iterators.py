@@ -372,6 +372,17 @@ def reverse_lookback_from_the_end(src, dst, status):
 
 
 @cuda.jit
+def reverse_lookback_numbered_backwards(src, dst, status):
+    items = cuda.local.array(4, np.int32)
+    base = cuda.blockIdx.x * block.tile_size(items)
+    tile = cuda.gridDim.x - 1 - cuda.blockIdx.x  # block 0 scans the last tile: it waits
+    block.load(src, base, items, oob_default=0)
+    block.inclusive_sum(
+        items, prefix_op=scan.lookback, prefix_state=status, reverse=True, tile=tile
+    )
+
+
+@cuda.jit
 def lookback_tile_per_thread(src, dst, status):
     items = cuda.local.array(4, np.int32)
     block.load(src, 0, items, oob_default=0)
@@ -397,6 +408,22 @@ def test_a_reverse_lookback_numbered_from_the_start_is_refused():
     )
     reverse_lookback_from_the_end[3, 32](src, dst, scan.tile_status(3, np.int32))
     np.testing.assert_array_equal(dst, np.cumsum(src[::-1])[::-1])
+
+
+@pytest.mark.sim_only
+def test_a_reverse_lookback_tile_that_waits_for_one_scanned_later_is_refused():
+    src = np.arange(300, dtype=np.int32)
+    got = _refused(
+        lambda: reverse_lookback_numbered_backwards[3, 32](
+            src, np.zeros_like(src), scan.tile_status(3, np.int32)
+        ),
+        "block.inclusive_sum(",
+    )
+    assert got.startswith("inclusive_sum: block (0, 0, 0) scans tile 2, but tile 1 has not been ")
+    assert got.endswith(
+        "scan every tile from 0 up; a reverse look-back numbers them from the sequence's end "
+        "in that order (block t scans base = (last - cuda.blockIdx.x) * TILE)"
+    )
 
 
 @pytest.mark.sim_only
