@@ -63,7 +63,7 @@ def kernels(acc: type[np.floating[Any]], ITEMS: int = ITEMS) -> dict[str, Any]:
         state[0].a = 1.0
         state[0].b = h0[row]  # the map h -> h0: the state before the row
         items = cuda.local.array(ITEMS, pair)
-        for base in range(0, a.shape[1], block.tile_size(items)):
+        for base in block.tiles(a.shape[1], items):
             # field a from a, field b from x; past the row's end the identity map
             block.load((a[row], x[row]), base, items, oob_default=(1.0, 0.0))
             block.inclusive_scan(items, scan_op=first_then, prefix_op=before, prefix_state=state)
@@ -85,8 +85,7 @@ def kernels(acc: type[np.floating[Any]], ITEMS: int = ITEMS) -> dict[str, Any]:
         items = cuda.local.array(ITEMS, pair)
         dh = cuda.local.array(ITEMS, acc)
         h_before = cuda.local.array(ITEMS, acc)
-        tile = block.tile_size(items)
-        for base in range((n - 1) // tile * tile, -1, -tile):  # from the row's last tile
+        for base in block.tiles(n, items, reverse=True):  # from the row's last tile down to 0
             block.load((a[row], dy[row]), base, items, oob_default=(1.0, 0.0))
             if base > 0:
                 block.load(h[row], base - 1, h_before)  # h[t - 1]
