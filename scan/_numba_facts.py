@@ -41,6 +41,7 @@ from ._errors import PlanError, ScanTypeError
 from ._plan import ArrayFact, Block, Operand, ScalarFact, TupleFact, ZipFact, resolve_block
 from ._primitives import for_plan
 from ._target import check_cc
+from ._vocab import bfloat16
 
 __all__ = [
     "CompileRequest",
@@ -539,8 +540,14 @@ class NumbaFacts:
         )
 
     def np_dtype(self, ty: Any) -> np.dtype[Any]:
-        """The NumPy dtype of a scalar type."""
-        dtype: np.dtype[Any] = np.dtype(self.as_dtype(self.types.unliteral(ty)))
+        """The NumPy dtype of a scalar type (bfloat16: ``ml_dtypes.bfloat16``'s)."""
+        ty = self.types.unliteral(ty)
+        if ty == getattr(self.types, "bfloat16", None):
+            try:
+                return bfloat16()
+            except ImportError as exc:
+                raise ScanTypeError(f"scan: {exc}") from None
+        dtype: np.dtype[Any] = np.dtype(self.as_dtype(ty))
         return dtype
 
     def converters(

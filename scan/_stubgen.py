@@ -382,10 +382,12 @@ def _literal_alias(name: str, values: Iterable[str]) -> str:
 
 
 def _value_types() -> str:
-    """The value dtypes as TypeVar constraints, one line per kind (signed, unsigned, float)."""
+    """The value dtypes as TypeVar constraints, one line per kind (signed, unsigned, float,
+    complex), and bfloat16 (``ml_dtypes.bfloat16``) last."""
     kinds: dict[str, list[str]] = {}
     for dtype in _vocab.VALUE_DTYPES:
         kinds.setdefault(dtype.kind, []).append(f"np.{dtype.name},")
+    kinds["bfloat16"] = ["ml_dtypes.bfloat16,"]
     return "\n".join(_INDENT + " ".join(names) for names in kinds.values())
 
 

@@ -33,11 +33,13 @@ from scan.block import (
     _RecordScanOpLike,
     _RecordStatelessLike,
     _RecordT,
+    _HalfArray,
     _SameDtype,
     _ScanOpLike,
     _StateArray,
     _StatelessLike,
     _Threads,
+    _WideItems,
 )
 from statefn import StatefulFunction
 
@@ -1073,6 +1075,19 @@ def load(
     items_per_thread: int | None = None,
 ) -> None: ...
 @overload
+def load(
+    src: _HalfArray,
+    offset: int | np.integer[Any],
+    items: _WideItems,
+    *,
+    valid_items: int | np.integer[Any] | None = None,
+    oob_default: int | float | np.floating[Any] | None = None,
+    algorithm: _WarpIOAlgorithmLike | None = None,
+    lanes: int = 32,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+) -> None: ...
+@overload
 def store(
     dst: NDArray[ValueT],
     offset: int | np.integer[Any],
@@ -1089,6 +1104,18 @@ def store(
     dst: NDArray[np.void],
     offset: int | np.integer[Any],
     items: NDArray[np.void],
+    *,
+    valid_items: int | np.integer[Any] | None = None,
+    algorithm: _WarpIOAlgorithmLike | None = None,
+    lanes: int = 32,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+) -> None: ...
+@overload
+def store(
+    dst: _HalfArray,
+    offset: int | np.integer[Any],
+    items: _WideItems,
     *,
     valid_items: int | np.integer[Any] | None = None,
     algorithm: _WarpIOAlgorithmLike | None = None,

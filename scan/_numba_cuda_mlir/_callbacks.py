@@ -147,7 +147,9 @@ def _result_kind(
             )
     except Exception:
         return None
-    return statefn.result_kind(resty, types, record=value_dtype.names is not None)
+    return statefn.result_kind(
+        resty, types, record=value_dtype.names is not None, complex_values=value_dtype.kind == "c"
+    )
 
 
 class MlirCallbacks:

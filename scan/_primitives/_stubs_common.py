@@ -206,6 +206,7 @@ DECLARATIONS = """\
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, NamedTuple, Never, Protocol, TypeAlias, TypeVar, overload
 
+import ml_dtypes
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
@@ -250,6 +251,9 @@ _ScanOpCodes: TypeAlias = Literal[
 
 _Threads: TypeAlias = int | tuple[int, int] | tuple[int, int, int]
 _TempStorage: TypeAlias = NDArray[np.uint8]
+# load/store's conversions: half-precision arrays of float32 or float64 items
+_HalfArray: TypeAlias = NDArray[np.float16] | NDArray[ml_dtypes.bfloat16]
+_WideItems: TypeAlias = NDArray[np.float32] | NDArray[np.float64]
 _ScanOpLike: TypeAlias = _ScanOpCodes | ScanOperator | np.ufunc | Callable[[ValueT, ValueT], ValueT]
 _SumCodes: TypeAlias = Literal["+", "add", "sum", "plus"]
 # An exclusive scan without initial_value= or prefix_op=: only sums have an identity.
@@ -383,11 +387,13 @@ from scan.block import (
     _RecordScanOpLike,
     _RecordStatelessLike,
     _RecordT,
+    _HalfArray,
     _SameDtype,
     _ScanOpLike,
     _StateArray,
     _StatelessLike,
     _Threads,
+    _WideItems,
 )
 from statefn import StatefulFunction
 
