@@ -39,6 +39,7 @@ __all__ = [
     "CallbackDecl",
     "callback_barrier_suffices",
     "complex_decl",
+    "conversion_decl",
     "cub_plus",
     "cub_plus_dtype",
     "functor_calling",
@@ -917,12 +918,14 @@ def _converted_items(plan: TileIOPlan) -> str:
     )
 
 
-def conversion_decl(plan: TileIOPlan) -> str:
+def conversion_decl(plan: Any) -> str:
     """``memory_t`` (the array's items) and the conversion a converting load or store makes.
 
-    A load widens float16 and bfloat16 exactly (through ``float``); a store
-    rounds float32 or float64 items to nearest, ties to even, with CUDA's
-    ``_rn`` conversions (from ``double`` directly: no double rounding).
+    `plan` is a block's or a warp's tile I/O plan (``array_dtype``,
+    ``value_dtype``, ``direction``). A load widens float16 and bfloat16
+    exactly (through ``float``); a store rounds float32 or float64 items to
+    nearest, ties to even, with CUDA's ``_rn`` conversions (from ``double``
+    directly: no double rounding).
     """
     memory = plan.array_dtype
     value = plan.value_dtype

@@ -313,13 +313,14 @@ def _render_def(name: str, overload: Overload, signature: inspect.Signature, whe
             text += f" = {_default(param.default, arg.name, where)}"
         params.append(text)
     close = f") -> {overload.returns}: ..."
+    ignore = f"  # type: ignore[{overload.ignore}]" if overload.ignore else ""
     flat = f"def {name}({', '.join(params)}{close}"
-    if len(flat) <= _LINE_LENGTH:
+    if len(flat) <= _LINE_LENGTH and not ignore:
         return flat
     hugged = _INDENT + ", ".join(params)
     if len(hugged) <= _LINE_LENGTH and len(close) <= _LINE_LENGTH:
-        return f"def {name}(\n{hugged}\n{close}"
-    exploded = [f"def {name}(", *(f"{_INDENT}{p}," for p in params), close]
+        return f"def {name}({ignore}\n{hugged}\n{close}"
+    exploded = [f"def {name}({ignore}", *(f"{_INDENT}{p}," for p in params), close]
     for line in exploded:
         if len(line) > _LINE_LENGTH:
             raise StubTableError(

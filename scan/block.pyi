@@ -338,7 +338,7 @@ def store(
     auto_sync: bool = True,
 ) -> None: ...
 @overload
-def store(
+def store(  # type: ignore[overload-cannot-match]
     dst: _HalfArray,
     offset: int | np.integer[Any],
     items: _WideItems,

@@ -25,6 +25,7 @@ from scan.block import (
     ValueT,
     _AnyPrefixOp,
     _ExclusiveSeedlessOpLike,
+    _HalfArray,
     _InitialLike,
     _ModeCodes,
     _PyScalarT,
@@ -33,7 +34,6 @@ from scan.block import (
     _RecordScanOpLike,
     _RecordStatelessLike,
     _RecordT,
-    _HalfArray,
     _SameDtype,
     _ScanOpLike,
     _StateArray,
@@ -1112,7 +1112,7 @@ def store(
     items_per_thread: int | None = None,
 ) -> None: ...
 @overload
-def store(
+def store(  # type: ignore[overload-cannot-match]
     dst: _HalfArray,
     offset: int | np.integer[Any],
     items: _WideItems,

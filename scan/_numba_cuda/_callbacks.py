@@ -55,7 +55,7 @@ def _recording_helpers() -> Iterator[list[tuple[str, str, str]]]:
     found: list[tuple[str, str, str]] = []
     patched = []
     for name in HELPER_MODULES:
-        stream = getattr(importlib.import_module(name), "shim_stream", None)
+        stream: Any = getattr(importlib.import_module(name), "shim_stream", None)
         write = getattr(stream, "write_with_key", None)
         if write is None:
             continue
@@ -64,7 +64,7 @@ def _recording_helpers() -> Iterator[list[tuple[str, str, str]]]:
             found.append((_name, key, source))
             _write(key, source)
 
-        stream.write_with_key = record  # type: ignore[union-attr]
+        stream.write_with_key = record
         patched.append(stream)
     try:
         yield found

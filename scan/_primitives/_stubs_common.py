@@ -62,10 +62,15 @@ class Arg:
 
 @attrs.frozen
 class Overload:
-    """One signature of a function: an :class:`Arg` for every parameter, in order."""
+    """One signature of a function: an :class:`Arg` for every parameter, in order.
+
+    ``ignore`` is a mypy error code the ``def`` line silences (a false report
+    about the overload itself, which the typing corpus shows wrong), or empty.
+    """
 
     args: tuple[Arg, ...]
     returns: str
+    ignore: str = ""
 
 
 @attrs.frozen
@@ -379,6 +384,7 @@ from scan.block import (
     ValueT,
     _AnyPrefixOp,
     _ExclusiveSeedlessOpLike,
+    _HalfArray,
     _InitialLike,
     _ModeCodes,
     _PyScalarT,
@@ -387,7 +393,6 @@ from scan.block import (
     _RecordScanOpLike,
     _RecordStatelessLike,
     _RecordT,
-    _HalfArray,
     _SameDtype,
     _ScanOpLike,
     _StateArray,

@@ -176,7 +176,7 @@ def builtin_case(name: str, plan: ScanPlan, rng: np.random.Generator) -> Case:
 
 def host_case(op: str, dtype: np.dtype[Any]) -> bool:
     """Whether `op` on `dtype` is a case here: one the plan takes, in a type the host has."""
-    if dtype.kind in "fc" and op in BITWISE or dtype.kind == "c" and op in ("min", "max"):
+    if (dtype.kind in "fc" and op in BITWISE) or (dtype.kind == "c" and op in ("min", "max")):
         return False  # refused by the plan
     return dtype != np.float16  # __half is CUDA's (the compile tests compile it)
 
