@@ -522,7 +522,8 @@ def test_scan_compile_spells_bfloat16_arrays_as_numba_types() -> None:
         block.load(src, 0, items, threads=128)
         block.store(dst, 0, items, threads=128)
 
-    for signature in ("void(bfloat16[::1], float32[::1])", (types.bfloat16[::1], types.float32[::1])):
+    spelled = (types.bfloat16[::1], types.float32[::1])
+    for signature in ("void(bfloat16[::1], float32[::1])", spelled):
         assert scan.compile(widen, signature, cc=CC)[:4] == b"\x7fELF"
 
 
