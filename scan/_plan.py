@@ -61,6 +61,7 @@ __all__ = [
     "check_operator",
     "check_record_operand",
     "check_reverse_exchange",
+    "check_status_dtype",
     "check_tile_operands",
     "check_unknown_keywords",
     "check_value_dtype",
@@ -973,13 +974,7 @@ def _check_lookback(
     block: Block,
 ) -> None:
     """Refuse what a look-back scan (``prefix_op=scan.lookback``) cannot take."""
-    if is_half(value_dtype) or is_complex(value_dtype):
-        raise ScanTypeError(
-            f"{f}: prefix_op=scan.lookback does not take {value_dtype} values (a tile status "
-            "holds the integer, float32 and float64 values and records of them); scan float32 "
-            "items (block.load widens half-precision arrays into them exactly), or carry a "
-            "complex prefix with a record of its two parts"
-        )
+    check_status_dtype(f, "values", value_dtype, "prefix_op=scan.lookback")
     make = f"scan.tile_status(tiles, np.{value_dtype.name})"
     if value_dtype.names is not None:
         make = "scan.tile_status(tiles, <the values' record dtype>)"
@@ -1027,6 +1022,24 @@ def _check_lookback(
             f"{f}: prefix_op=scan.lookback needs the block's x dimension to be a multiple of 32 "
             f"(got block {block}): CUB's look-back runs on the first warp, lane = threadIdx.x"
         )
+
+
+def check_status_dtype(f: str, name: str, dtype: np.dtype, what: str) -> np.dtype:
+    """The value dtype of a cross-block scan's tile status.
+
+    Integers, float32, float64 and records of them; half-precision and
+    complex values are refused. `name` names the dtype's argument, `what`
+    the call that needs a status.
+    """
+    value_dtype = check_value_dtype(f, name, dtype)
+    if is_half(value_dtype) or is_complex(value_dtype):
+        raise ScanTypeError(
+            f"{f}: {what} does not take {value_dtype} values (a tile status holds the integer, "
+            "float32 and float64 values and records of them); scan float32 items (block.load "
+            "widens half-precision arrays into them exactly), or carry a complex prefix with a "
+            "record of its two parts"
+        )
+    return value_dtype
 
 
 def _fact_name(fact: object) -> str:
