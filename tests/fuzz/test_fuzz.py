@@ -19,7 +19,6 @@ import contextlib
 import os
 import traceback
 
-import numpy as np
 import pytest
 from cases import block_cases as bc
 from cases import fuzz
