@@ -561,8 +561,8 @@ def check_operator(
     if op.builtin in ("min", "max") and is_complex(value_dtype):
         raise ScanTypeError(
             f"{f}: {name} compares, but {values} are {value_dtype}, and complex numbers have "
-            f"no order; scan their magnitudes (abs) as float values, or pass a {what}= "
-            "function of (a, b) that picks one by a rule of yours"
+            "no order; scan their magnitudes (abs) as float values, or pass "
+            f"{what}=<function of (a, b)> that picks one by a rule of yours"
         )
 
 

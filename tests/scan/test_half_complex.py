@@ -164,6 +164,10 @@ def _refusals() -> dict[str, tuple[Any, Any, str]]:
         items = cuda.local.array(4, np.complex64)
         block.inclusive_scan(items, items, scan_op="max", threads=128)
 
+    def complex_reduce_max(src: Any) -> None:
+        items = cuda.local.array(4, np.complex128)
+        block.reduce(items, "min", threads=128)
+
     def complex_oob_default_for_real_items(src: Any) -> None:
         items = cuda.local.array(4, np.float32)
         block.load(src, 0, items, oob_default=1j, threads=128)
@@ -231,7 +235,14 @@ def _refusals() -> dict[str, tuple[Any, Any, str]]:
             f32,
             "ScanTypeError: inclusive_scan: scan_op='max' compares, but values are complex64, "
             "and complex numbers have no order; scan their magnitudes (abs) as float values, "
-            "or pass a scan_op= function of (a, b) that picks one by a rule of yours",
+            "or pass scan_op=<function of (a, b)> that picks one by a rule of yours",
+        ),
+        "complex_reduce_max": (
+            complex_reduce_max,
+            f32,
+            "ScanTypeError: reduce: op='min' compares, but items are complex128, and complex "
+            "numbers have no order; scan their magnitudes (abs) as float values, or pass "
+            "op=<function of (a, b)> that picks one by a rule of yours",
         ),
         "complex_oob_default_for_real_items": (
             complex_oob_default_for_real_items,
