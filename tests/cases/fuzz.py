@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -86,8 +87,9 @@ REPLAY_SHARD = os.environ.get("SCAN_FUZZ_REPLAY_SHARD", "0/1")
 
 # int8 .. uint64, float16, float32, float64, complex64, complex128
 DTYPES = tuple(d.name for d in statefn.STATE_DTYPES)
-#: the half-precision array dtypes of float32 and float64 items (tile I/O converts)
-HALF_ARRAYS = ("float16", "bfloat16")
+#: the half-precision array dtypes of float32 and float64 items (tile I/O converts);
+#: bfloat16 arrays where ml_dtypes (the bf16 extra) is installed
+HALF_ARRAYS = ("float16", "bfloat16") if importlib.util.find_spec("ml_dtypes") else ("float16",)
 BLOCKS = (
     (1, 1, 1),
     (7, 1, 1),

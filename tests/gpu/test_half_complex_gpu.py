@@ -7,7 +7,9 @@ bfloat16 row cumsum of docs/half-precision.md over long rows, with torch's
 bfloat16 and float16 CUDA tensors passed as they are to ``kernel[grid,
 block](...)`` and to ``scan.launcher(...)`` (no copy, no view), and the
 callbacks whose float16 and bfloat16 arithmetic links numba-cuda's C++
-helpers. Tests needing torch skip where it is not installed.
+helpers. Tests needing torch skip where it is not installed, and those of
+bfloat16 where ml_dtypes is not (through which numba-cuda and cuda.core type
+bfloat16 arrays, torch's included).
 """
 
 from __future__ import annotations
@@ -22,11 +24,15 @@ import scan
 import statefn
 from scan import block
 
-ml_dtypes = pytest.importorskip("ml_dtypes", reason="bfloat16 needs ml_dtypes")
+try:
+    import ml_dtypes
+except ImportError:  # the float16 and complex tests run without it
+    ml_dtypes = None
 
 pytestmark = pytest.mark.gpu
+needs_bf16 = pytest.mark.skipif(ml_dtypes is None, reason="bfloat16 needs ml_dtypes")
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
+BF16 = np.dtype(ml_dtypes.bfloat16) if ml_dtypes is not None else None
 THREADS = 256
 
 
@@ -55,6 +61,7 @@ def _torch_bits(tensor: Any) -> np.ndarray:
     return tensor.view(torch.int16).cpu().numpy().view(BF16)
 
 
+@needs_bf16
 @pytest.mark.sanitize
 def test_torch_bfloat16_tensors_pass_to_a_kernel_as_they_are() -> None:
     torch = _torch()
@@ -68,6 +75,7 @@ def test_torch_bfloat16_tensors_pass_to_a_kernel_as_they_are() -> None:
     _assert_close_rows(_torch_bits(y), _bf16_cumsum_reference(_torch_bits(x)))
 
 
+@needs_bf16
 @pytest.mark.sanitize
 def test_torch_tensors_pass_to_a_launcher_as_they_are() -> None:
     torch = _torch()
@@ -110,6 +118,7 @@ def test_torch_float16_tensors_round_on_the_store() -> None:
     np.testing.assert_array_equal(y.cpu().numpy(), want)
 
 
+@needs_bf16
 def test_host_bfloat16_arrays_move_as_their_bits() -> None:
     from doc_examples.examples import half_precision as hp
 
@@ -143,6 +152,7 @@ def half_callbacks(h, b, out_h, out_b):
     out_b[t] = block.inclusive_scan(b[t], scan_op=_bfloat16_add)
 
 
+@needs_bf16
 @pytest.mark.sanitize
 def test_half_precision_callbacks_link_numba_cudas_helpers() -> None:
     h = (np.arange(3 * 1024 + 7) % 2).astype(np.float16)  # sums up to 1540: exact in float16
@@ -156,6 +166,7 @@ def test_half_precision_callbacks_link_numba_cudas_helpers() -> None:
     np.testing.assert_array_equal(got, np.cumsum(b.astype(np.float32)))
 
 
+@needs_bf16  # the docs' examples module imports ml_dtypes
 @pytest.mark.sanitize
 def test_complex_rotation_long_rows() -> None:
     from doc_examples.examples import half_precision as hp

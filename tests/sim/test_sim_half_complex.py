@@ -25,11 +25,16 @@ from numba import cuda
 import statefn
 from scan import ScanTypeError, block, warp
 
-ml_dtypes = pytest.importorskip("ml_dtypes", reason="bfloat16 needs ml_dtypes")
+try:
+    import ml_dtypes
+except ImportError:  # the float16 and complex tests run without it
+    ml_dtypes = None
 
 pytestmark = pytest.mark.sim
+#: the tests of bfloat16 arrays need ml_dtypes (the bf16 extra)
+needs_bf16 = pytest.mark.skipif(ml_dtypes is None, reason="bfloat16 needs ml_dtypes")
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
+BF16 = np.dtype(ml_dtypes.bfloat16) if ml_dtypes is not None else None
 THREADS = 32
 ITEMS = 4
 TILE = THREADS * ITEMS
@@ -87,6 +92,7 @@ def _row_cumsum(algorithm: str | None) -> Any:
     return row_cumsum
 
 
+@needs_bf16
 @pytest.mark.parametrize("algorithm", [None, "direct", "vectorize"])
 def test_bfloat16_rows_scan_with_a_float32_carry(algorithm: str | None) -> None:
     rows, cols = 2, 3 * TILE + 37
@@ -108,6 +114,7 @@ def round_trip(src: Any, half: Any, bf: Any) -> None:
     block.store(bf, base, items)
 
 
+@needs_bf16
 def test_a_store_rounds_to_nearest_ties_to_even() -> None:
     # ties, values just past them, overflow and subnormals of both types
     eps16, eps_bf = 2.0**-10, 2.0**-7
@@ -182,6 +189,7 @@ def zipped(a: Any, b: Any, out_b: Any) -> None:
     block.store(out_b, base, items, field="b")
 
 
+@needs_bf16
 def test_zipped_fields_widen_from_and_round_to_half_arrays() -> None:
     rng = np.random.default_rng(5)
     a = rng.standard_normal(TILE + 9).astype(np.float16)
@@ -246,6 +254,7 @@ def bfloat16_values(src: Any, out: Any) -> None:
         out[THREADS] = top
 
 
+@needs_bf16
 def test_bfloat16_values_scan_and_reduce_in_bfloat16() -> None:
     src = _Bf16((np.arange(THREADS) % 5).astype(BF16))
     out = _Bf16(np.zeros(THREADS + 1, BF16))
@@ -315,6 +324,7 @@ def test_a_half_default_outside_the_range_is_refused() -> None:
     )
 
 
+@needs_bf16
 def test_bfloat16_into_integer_items_is_refused() -> None:
     _expect(
         bfloat16_into_integers,
