@@ -782,6 +782,15 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print(f"{BENCH_NAME}: needs torch (the data, the checks and a contender)", flush=True)
         return 1
+    try:
+        import ml_dtypes  # noqa: F401
+    except ImportError:
+        print(
+            f"{BENCH_NAME}: needs ml_dtypes (numba-cuda and cuda.core type bfloat16 tensors "
+            "through it): pip install ml_dtypes",
+            flush=True,
+        )
+        return 1
     warnings.filterwarnings("ignore", message=".*[Gg]rid size.*")
     warnings.filterwarnings("ignore", category=Warning, module=r"numba\..*")
     try:
