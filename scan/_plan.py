@@ -58,6 +58,7 @@ __all__ = [
     "as_scalar",
     "check_index",
     "check_launch_bounds",
+    "check_operand_range",
     "check_operator",
     "check_record_operand",
     "check_reverse_exchange",
@@ -1034,10 +1035,10 @@ def check_status_dtype(f: str, name: str, dtype: np.dtype, what: str) -> np.dtyp
     value_dtype = check_value_dtype(f, name, dtype)
     if is_half(value_dtype) or is_complex(value_dtype):
         raise ScanTypeError(
-            f"{f}: {what} does not take {value_dtype} values (a tile status holds the integer, "
-            "float32 and float64 values and records of them); scan float32 items (block.load "
-            "widens half-precision arrays into them exactly), or carry a complex prefix with a "
-            "record of its two parts"
+            f"{f}: {what} does not take values of dtype {value_dtype} (a tile status holds the "
+            "integer, float32 and float64 values and records of them); scan float32 items "
+            "(block.load widens half-precision arrays into them exactly), or carry a complex "
+            "prefix with a record of its two parts"
         )
     return value_dtype
 

@@ -254,10 +254,10 @@ def _refusals() -> dict[str, tuple[Any, Any, str]]:
         "half_lookback": (
             half_lookback,
             f16,
-            "ScanTypeError: inclusive_sum: prefix_op=scan.lookback does not take float16 "
-            "values (a tile status holds the integer, float32 and float64 values and records "
-            "of them); scan float32 items (block.load widens half-precision arrays into them "
-            "exactly), or carry a complex prefix with a record of its two parts",
+            "ScanTypeError: inclusive_sum: prefix_op=scan.lookback does not take values of "
+            "dtype float16 (a tile status holds the integer, float32 and float64 values and "
+            "records of them); scan float32 items (block.load widens half-precision arrays into "
+            "them exactly), or carry a complex prefix with a record of its two parts",
         ),
     }
 
