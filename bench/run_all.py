@@ -16,6 +16,9 @@ does not cost the others), in priority order:
 ``lookback``        cross-block single-pass scans (``prefix_op=scan.lookback``: a whole
                     array, or every row, in one launch) against CUB C++ ``DeviceScan``
                     (``lookback_bench.py``)
+``bf16_rowscan``    bfloat16 rows scanned in float32 with a carried prefix, bfloat16 out,
+                    against CUB C++, ``torch.cumsum`` and Triton (``bf16_rowscan.py``; its
+                    table, CSV and timed samples go to ``--out`` too)
 ``triton``          the Triton kernel (``triton_rowscan.py``)
 ``peers``           copy, torch.cumsum, cupy.cumsum (``peers.py --which basic``)
 ``first_launch``    time to first launch, cold and warm cache (``rowscan.py --first-launch``)
@@ -78,6 +81,8 @@ REDUCE_TARGET = 0.98
 LOOKBACK_TARGET = 0.95
 #: look-back scans of 16 rows: one-block-per-row time / look-back time must reach this
 LOOKBACK_ONE_BLOCK_TARGET = 5.0
+#: bfloat16 row scans: best CUB C++ time / best project time must reach this
+BF16_TARGET = 0.98
 
 PART_NAMES = (
     "project_int32",
@@ -86,6 +91,7 @@ PART_NAMES = (
     "reverse",
     "warp",
     "lookback",
+    "bf16_rowscan",
     "triton",
     "peers",
     "first_launch",
@@ -121,6 +127,8 @@ class Report:
     warp: list[dict[str, str]] = field(default_factory=list)
     #: the look-back scan part's RESULT records (``bench=lookback``)
     lookback: list[dict[str, str]] = field(default_factory=list)
+    #: the bfloat16 row-scan part's RESULT records (``bench=bf16_rowscan``)
+    bf16: list[dict[str, str]] = field(default_factory=list)
     parts: list[PartOutcome] = field(default_factory=list)
     project_sass: str = ""
     #: the ``tiles`` part's table (``matrix.md``'s section (g)), as Markdown lines
@@ -755,6 +763,61 @@ def _reverse_notes(report: Report) -> list[str]:
     ]
 
 
+def _bf16_rows(report: Report) -> list[list[object]]:
+    """Per shape: the fastest project (any, and with every default), CUB, torch and Triton."""
+    defaults = Report(reverse=[r for r in report.bf16 if r.get("algo") == "default"])
+    best = {impl: _reverse_best(Report(reverse=report.bf16), impl) for impl in _BF16_IMPLS}
+    best["default"] = _reverse_best(defaults, "project")
+    rows: list[list[object]] = []
+
+    def cell(r: dict[str, str] | None) -> str:
+        return f"{_fmt(_f(r, 'median_ms'), 4)} ({r.get('config')})" if r else "-"
+
+    def ratio(mine: dict[str, str] | None, other: dict[str, str] | None) -> float:
+        return _f(other, "median_ms") / _f(mine, "median_ms") if mine and other else float("nan")
+
+    def speed(mine: dict[str, str] | None, other: dict[str, str] | None) -> str:
+        return _fmt(ratio(mine, other)) if mine and other else "-"
+
+    for key in sorted(set().union(*(set(b) for b in best.values()))):
+        found = {impl: b.get(key) for impl, b in best.items()}
+        project, cub = found["project"], found["cub_cpp"]
+        rows.append(
+            [
+                key[1],
+                cell(project),
+                _fmt(_f(project, "gbps"), 0) if project else "-",
+                cell(found["default"]),
+                cell(cub),
+                cell(found["torch"]),
+                cell(found["triton"]),
+                speed(project, cub),
+                _verdict(ratio(project, cub), BF16_TARGET),
+                speed(found["default"], cub),
+                speed(project, found["torch"]),
+                speed(project, found["triton"]),
+            ]
+        )
+    return rows
+
+
+_BF16_IMPLS = ("project", "cub_cpp", "torch", "triton")
+
+
+def _verdict(ratio: float, goal: float) -> str:
+    return "-" if ratio != ratio else ("PASS" if ratio >= goal else "FAIL")
+
+
+def _bf16_notes(report: Report) -> list[str]:
+    """One line per shape: the bests and their speed ratios."""
+    return [
+        f"- bf16 rows {r[0]}: project {r[1]} {r[2]} GB/s | defaults {r[3]} | CUB {r[4]} | "
+        f"torch {r[5]} | Triton {r[6]} | speed vs CUB {r[7]} {r[8]} (defaults {r[9]}), vs "
+        f"torch {r[10]}, vs Triton {r[11]}"
+        for r in _bf16_rows(report)
+    ]
+
+
 def _warp_rows(report: Report) -> list[list[object]]:
     """Per shape: the fastest project and CUB per-warp scans (the reverse part's table)."""
     return [row[:4] + row[5:6] for row in _reverse_rows(Report(reverse=report.warp))]
@@ -835,6 +898,11 @@ def _problems(report: Report) -> list[str]:
         f"- wrong result: lookback {r.get('impl')} {r.get('task')} {r.get('dtype')} "
         f"{_shape(r)} {r.get('config')}"
         for r in report.lookback
+        if not _ok(r)
+    ]
+    lines += [
+        f"- wrong result: bf16 rows {r.get('impl')} {_shape(r)} {r.get('config')}"
+        for r in report.bf16
         if not _ok(r)
     ]
     return lines
@@ -926,6 +994,32 @@ def write_markdown(report: Report, path: Path) -> list[str]:
         "",
     ]
     out += _md_table(["task", "shape", "project ms", "CUB ms", "speed vs CUB"], _warp_rows(report))
+    out += [
+        "",
+        "## bfloat16 rows, float32 scan with a carried prefix: project vs CUB C++, torch, Triton",
+        "",
+        "`bench/bf16_rowscan.py`: bfloat16 in, float32 running sums, bfloat16 out; GB/s counts "
+        f"2 + 2 bytes an item; speed = other ms / project ms (target vs CUB: {BF16_TARGET}). "
+        "Every configuration: bf16_rowscan.md, .csv and the timed samples beside this file.",
+        "",
+    ]
+    out += _md_table(
+        [
+            "shape",
+            "project ms",
+            "GB/s",
+            "defaults ms",
+            "CUB ms",
+            "torch ms",
+            "Triton ms",
+            "vs CUB",
+            f">= {BF16_TARGET}",
+            "defaults vs CUB",
+            "vs torch",
+            "vs Triton",
+        ],
+        _bf16_rows(report),
+    )
     out += [
         "",
         "## Cross-block look-back scans: project vs CUB C++ DeviceScan (fastest correct of each)",
@@ -1076,6 +1170,7 @@ def _summary_lines(report: Report, problems: list[str], fl_notes: list[str]) -> 
     lines += [n.lstrip("- ") for n in _reverse_notes(report)]
     warp = _warp_rows(report)
     lines += [f"warp {r[1]}: project {r[2]} | CUB {r[3]} | speed {r[4]}" for r in warp]
+    lines += [n.lstrip("- ") for n in _bf16_notes(report)]
     for r in _lookback_rows(report):
         line = f"lookback {r[0]} {r[1]} {r[2]}: project {r[3]} | CUB {r[4]} | vs CUB {r[5]} {r[6]}"
         if r[7] != "-":
@@ -1246,6 +1341,9 @@ def _collect(report: Report, lines: Iterable[str]) -> None:
         if record["tag"] == "RESULT" and record.get("bench") == "lookback":
             report.lookback.append(record)
             continue
+        if record["tag"] == "RESULT" and record.get("bench") == "bf16_rowscan":
+            report.bf16.append(record)
+            continue
         report.records.append(record)
 
 
@@ -1346,6 +1444,13 @@ def main(argv: list[str] | None = None) -> int:
             [py, str(BENCH / "lookback_bench.py"), *common, "--build-dir", str(work / "lookback")],
             360,
         ),
+        "bf16_rowscan": (
+            [
+                *(py, str(BENCH / "bf16_rowscan.py"), *common),
+                *("--build-dir", str(work / "bf16"), "--out", str(out_dir)),
+            ],
+            180,
+        ),
         "triton": ([py, str(BENCH / "triton_rowscan.py"), *common, *shape_args], 150),
         "peers": ([py, str(BENCH / "peers.py"), "--which", "basic", *common, *shape_args], 120),
         "first_launch": (
@@ -1420,6 +1525,7 @@ def main(argv: list[str] | None = None) -> int:
                 "reverse",
                 "warp",
                 "lookback",
+                "bf16_rowscan",
             ):
                 run_env = dict(env)
                 run_env.setdefault("STATEFN_SCAN_CACHE_DIR", str(work / "scan-cache"))
@@ -1456,6 +1562,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     bad_results = bad_results or any(not _ok(r) for r in report.warp)
     bad_results = bad_results or any(not _ok(r) for r in report.lookback)
+    # a wrong torch or Triton result is reported, not failing (bf16_rowscan.py's docstring)
+    bad_results = bad_results or any(
+        not _ok(r) for r in report.bf16 if r.get("impl") in ("project", "cub_cpp")
+    )
     return 1 if failed or bad_results else 0
 
 

@@ -15,6 +15,7 @@ Nothing here imports Numba.
 
 from __future__ import annotations
 
+import json
 import threading
 import weakref
 from collections.abc import Sequence
@@ -58,11 +59,18 @@ CallbackDescriptor: TypeAlias = (
 
 @attrs.frozen
 class CompiledCallback:
-    """A callback compiled to the pointer ABI by a front end: symbol, C declaration, LTO-IR."""
+    """A callback compiled to the pointer ABI by a front end: symbol, C declaration, LTO-IR.
+
+    ``helpers`` names the front end's own C++ helper functions the LTO-IR
+    calls but does not define, each as (owner, name, C++ source), which the
+    front end links with the kernel (numba-cuda computes float16 and
+    bfloat16 arithmetic through such helpers); empty for most callbacks.
+    """
 
     symbol: str
     c_decl: str
     ltoir: bytes = attrs.field(repr=lambda data: f"<{len(data)} bytes>")
+    helpers: tuple[tuple[str, str, str], ...] = ()
 
 
 class CallbackCompiler(Protocol):
@@ -80,10 +88,14 @@ class CallbackCompiler(Protocol):
 
 @attrs.frozen
 class LinkInput:
-    """One LTO-IR object a kernel links: its symbol (the object's name) and bytes."""
+    """One LTO-IR object a kernel links: its symbol (the object's name) and bytes.
+
+    ``helpers`` are a callback's :attr:`CompiledCallback.helpers`.
+    """
 
     symbol: str
     ltoir: bytes = attrs.field(repr=lambda data: f"<{len(data)} bytes>")
+    helpers: tuple[tuple[str, str, str], ...] = ()
 
 
 @attrs.frozen
@@ -127,9 +139,10 @@ def callback(
 
     def compile_it() -> Artifact:
         compiled = compiler(descriptor, value_dtype, cc)
-        return Artifact(
-            payload=compiled.ltoir, meta={"symbol": compiled.symbol, "c_decl": compiled.c_decl}
-        )
+        meta: dict[str, str] = {"symbol": compiled.symbol, "c_decl": compiled.c_decl}
+        if compiled.helpers:
+            meta["helpers"] = json.dumps([list(h) for h in compiled.helpers])
+        return Artifact(payload=compiled.ltoir, meta=meta)
 
     name = getattr(descriptor, "name", None) or getattr(descriptor.op, "__qualname__", "")
     what = f"{name} for {value_dtype.name} values, {arch(cc)} ({compiler.frontend})"
@@ -137,7 +150,12 @@ def callback(
     symbol, decl = art.meta["symbol"], art.meta["c_decl"]
     assert isinstance(symbol, str)
     assert isinstance(decl, str)
-    return CompiledCallback(symbol=symbol, c_decl=decl, ltoir=art.payload)
+    helpers = art.meta.get("helpers")
+    found = tuple(
+        (str(owner), str(name), str(source))
+        for owner, name, source in (json.loads(helpers) if isinstance(helpers, str) else ())
+    )
+    return CompiledCallback(symbol=symbol, c_decl=decl, ltoir=art.payload, helpers=found)
 
 
 def build(
@@ -182,7 +200,7 @@ def build(
                 f"{compiler!r} compiled {done.symbol}, not the symbol of statefn.pointer_abi"
             )
         compiled.append(done)
-    link = (unit, *(LinkInput(c.symbol, c.ltoir) for c in compiled))
+    link = (unit, *(LinkInput(c.symbol, c.ltoir, c.helpers) for c in compiled))
     return Built(provider.symbol, link)
 
 

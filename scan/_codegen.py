@@ -28,6 +28,8 @@ from ._vocab import (
     CUB_SCAN_ALGORITHMS,
     CUB_STORE_ALGORITHMS,
     c_type,
+    is_bfloat16,
+    is_complex,
 )
 
 __all__ = [
@@ -36,6 +38,8 @@ __all__ = [
     "ZIPPED_OWN_STORAGE",
     "CallbackDecl",
     "callback_barrier_suffices",
+    "complex_decl",
+    "conversion_decl",
     "cub_plus",
     "cub_plus_dtype",
     "functor_calling",
@@ -48,6 +52,7 @@ __all__ = [
     "thread_items_first",
     "tile_io_unit",
     "value_decl",
+    "value_includes",
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
@@ -88,7 +93,12 @@ def value_decl(dtype: np.dtype) -> str:
     layout (:func:`statefn.as_value_dtype`), and the static assertion makes
     the compiler confirm it. Members are named ``f0``, ``f1``, ... (field
     names may be C++ keywords); comments give the NumPy names.
+
+    A complex dtype becomes a struct of two floats (:func:`complex_decl`);
+    float16 is ``__half`` and bfloat16 ``__nv_bfloat16`` (:func:`value_includes`).
     """
+    if is_complex(dtype):
+        return complex_decl(dtype) + f"\nusing value_t = {c_type(dtype)};"
     if dtype.names is None:
         return f"using value_t = {c_type(dtype)};"
     fields = statefn.record_fields(dtype)
@@ -105,6 +115,49 @@ def value_decl(dtype: np.dtype) -> str:
         f'{dtype.alignment}, "value_t must have the NumPy record dtype\'s layout");',
     ]
     return "\n".join(lines)
+
+
+def complex_decl(dtype: np.dtype) -> str:
+    """The struct of a complex dtype, with the arithmetic the built-in operators use.
+
+    NumPy's (and Numba's) layout: the real part, then the imaginary part, each
+    a float of half the dtype's size, aligned as one of them (CUDA's
+    ``cuda::std::complex`` is aligned to its whole size, which a local array
+    of Numba's complex numbers need not be). ``+`` adds the parts, ``*`` is
+    the textbook product, as Numba and NumPy compute them.
+    """
+    part = "float" if dtype.itemsize == 8 else "double"
+    name = c_type(dtype)
+    args = f"const {name}& a, const {name}& b"
+    return "\n".join(
+        [
+            f"// {dtype.name}: NumPy's layout (real part, imaginary part)",
+            f"struct {name} {{",
+            f"  {part} re, im;",
+            "};",
+            f"static_assert(sizeof({name}) == {dtype.itemsize} && alignof({name}) == "
+            f'{dtype.alignment}, "{name} must have NumPy\'s {dtype.name} layout");',
+            f"__device__ __forceinline__ {name} operator+({args})",
+            "{ return {a.re + b.re, a.im + b.im}; }",
+            f"__device__ __forceinline__ {name} operator*({args})",
+            "{ return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }",
+        ]
+    )
+
+
+def value_includes(*dtypes: np.dtype) -> list[str]:
+    """The ``#include`` lines the C types of `dtypes` need (none for most dtypes).
+
+    ``__half`` and ``__nv_bfloat16`` come from the toolkit's ``cuda_fp16.h``
+    and ``cuda_bf16.h``; CCCL includes the first on its own, and a unit says
+    so anyway.
+    """
+    lines = []
+    if any(d.names is None and d == np.dtype(np.float16) for d in dtypes):
+        lines.append("#include <cuda_fp16.h>")
+    if any(is_bfloat16(d) for d in dtypes):
+        lines.append("#include <cuda_bf16.h>")
+    return lines
 
 
 def operator_functor(name: str, op: statefn.ScanOperator, callback: CallbackDecl | None) -> str:
@@ -159,6 +212,8 @@ def _summary(plan: Any) -> str:
     for name, value in plan_fields(plan).items():
         if isinstance(value, np.dtype):
             value = statefn.dtype_name(value).replace(" ", "")
+        elif isinstance(value, tuple) and all(isinstance(v, np.dtype) for v in value):
+            value = ",".join(statefn.dtype_name(v).replace(" ", "") for v in value)
         elif isinstance(value, statefn.ScanOperator):
             value = value.builtin if value.is_builtin else f"user:{value.key[:12]}"
         elif isinstance(value, statefn.StatefulFunction | statefn.StatelessFunction):
@@ -618,7 +673,7 @@ def scan_unit(
         table: :func:`scan._spec.c_parameters`).
     """
     decls: Sequence[CallbackDecl] = [c for c in (scan_callback, prefix_callback) if c is not None]
-    includes = ["#include <cub/block/block_scan.cuh>"]
+    includes = [*value_includes(plan.value_dtype), "#include <cub/block/block_scan.cuh>"]
     temp_type = "using temp_storage_t = typename block_scan_t::TempStorage;"
     functors = _scan_functors(plan, scan_callback, prefix_callback)
     if plan.lookback:
@@ -689,8 +744,13 @@ def render_unit(
         plan_key=plan.key,
         summary=_summary(plan),
         includes="\n".join(
-            f"#include <cub/{h}>" if "/" in h else f"#include <cub/block/{h}>"
-            for h in ([header] if isinstance(header, str) else header)
+            [
+                *value_includes(plan.value_dtype, *(getattr(plan, "array_dtypes", None) or ())),
+                *(
+                    f"#include <cub/{h}>" if "/" in h else f"#include <cub/block/{h}>"
+                    for h in ([header] if isinstance(header, str) else header)
+                ),
+            ]
         ),
         callback_decls="".join(c.c_decl.rstrip() + "\n" for c in callbacks),
         value_decl=value,
@@ -793,36 +853,105 @@ def _blocked_tail(plan: TileIOPlan) -> str:
     bx, by, bz = plan.block
     items = plan.items_per_thread
     load = plan.direction == "load"
+    convert = plan.array_dtypes is not None
     direct = "cub::LoadDirectBlocked" if load else "cub::StoreDirectBlocked"
-    args = "0, p + first, thread_items, valid_items - first"
+    buffer = "memory_items" if convert else "thread_items"
+    args = f"0, p + first, {buffer}, valid_items - first"
     if load and plan.has_oob_default:
         args += ", *static_cast<const value_t*>(oob_default)"
     head = f"    const int first = cub::RowMajorTid({bx}, {by}, {bz}) * {items};\n"
-    guarded = f"{direct}({args});"
-    nbytes = items * plan.value_dtype.itemsize
+    guarded = [f"{direct}({args});"]
+    if convert and load:
+        # each valid item widened on its own; the others keep their values (or get the default)
+        fill = ""
+        if plan.has_oob_default:
+            fill = " else thread_items[i] = *static_cast<const value_t*>(oob_default);"
+        guarded = [
+            "const int in_range = valid_items - first;",
+            f"for (int i = 0; i < {items}; ++i) {{ if (i < in_range) "
+            f"thread_items[i] = from_memory(p[first + i]);{fill} }}",
+        ]
+    elif convert:
+        head = _converted_items(plan) + head
+    nbytes = items * plan.array_dtype.itemsize
     if nbytes % 16 != 0:
-        return head + f"    {guarded}"
+        return head + "\n".join(f"    {line}" for line in guarded)
     vectors = nbytes // 16
     if load:
         move = (
             f"      const uint4* v = reinterpret_cast<const uint4*>(p + first);\n"
             f"      uint4 w[{vectors}];\n"
             f"      for (int k = 0; k < {vectors}; ++k) w[k] = v[k];\n"
-            "      memcpy(&thread_items, w, sizeof(w));\n"
         )
+        if convert:
+            move += (
+                f"      memory_t memory_items[{items}];\n"
+                "      memcpy(&memory_items, w, sizeof(w));\n"
+                f"      for (int i = 0; i < {items}; ++i) "
+                "thread_items[i] = from_memory(memory_items[i]);\n"
+            )
+        else:
+            move += "      memcpy(&thread_items, w, sizeof(w));\n"
     else:
         move = (
             f"      uint4* v = reinterpret_cast<uint4*>(p + first);\n"
             f"      uint4 w[{vectors}];\n"
-            "      memcpy(w, &thread_items, sizeof(w));\n"
+            f"      memcpy(w, &{buffer}, sizeof(w));\n"
             f"      for (int k = 0; k < {vectors}; ++k) v[k] = w[k];\n"
         )
     return (
         head + f"    if (first + {items} <= valid_items &&\n"
         "        reinterpret_cast<unsigned long long>(p + first) % 16 == 0) {\n"
         + move
-        + f"    }} else {{\n      {guarded}\n    }}"
+        + "    } else {\n"
+        + "".join(f"      {line}\n" for line in guarded)
+        + "    }"
     )
+
+
+def _converted_items(plan: TileIOPlan) -> str:
+    """A store's items rounded into the array's type (``memory_items``), before it moves them."""
+    n = plan.items_per_thread
+    return (
+        f"    memory_t memory_items[{n}];\n"
+        f"    for (int i = 0; i < {n}; ++i) memory_items[i] = to_memory(thread_items[i]);\n"
+    )
+
+
+def conversion_decl(plan: Any) -> str:
+    """``memory_t`` (the array's items) and the conversion a converting load or store makes.
+
+    `plan` is a block's or a warp's tile I/O plan (``array_dtype``,
+    ``value_dtype``, ``direction``). A load widens float16 and bfloat16
+    exactly (through ``float``); a store rounds float32 or float64 items to
+    nearest, ties to even, with CUDA's ``_rn`` conversions (from ``double``
+    directly: no double rounding).
+    """
+    memory = plan.array_dtype
+    value = plan.value_dtype
+    name = "bfloat16" if is_bfloat16(memory) else "half"
+    lines = [
+        f"// the array holds {statefn.dtype_name(memory)}: "
+        + (
+            "a load widens it exactly"
+            if plan.direction == "load"
+            else "a store rounds to nearest, ties to even"
+        ),
+        f"using memory_t = {c_type(memory)};",
+    ]
+    if plan.direction == "load":
+        lines.append(
+            "__device__ __forceinline__ value_t from_memory(memory_t x) "
+            f"{{ return static_cast<value_t>(__{name}2float(x)); }}"
+        )
+    else:
+        source = "float" if value.itemsize == 4 else "double"
+        rounding = "_rn" if source == "float" else ""  # __double2half/__double2bfloat16: rn
+        lines.append(
+            "__device__ __forceinline__ memory_t to_memory(value_t x) "
+            f"{{ return __{source}2{name}{rounding}(x); }}"
+        )
+    return "\n".join(lines)
 
 
 def whole_warps_partial(plan: TileIOPlan) -> bool:
@@ -838,7 +967,7 @@ def whole_warps_partial(plan: TileIOPlan) -> bool:
     """
     return (
         plan.algorithm == "warp_transpose"
-        and plan.items_per_thread * plan.value_dtype.itemsize >= 64
+        and plan.items_per_thread * plan.array_dtype.itemsize >= 64
         and plan.threads <= 256
     )
 
@@ -855,13 +984,21 @@ def _tile_moves(plan: TileIOPlan) -> dict[str, Any]:
     The template substitutions ``tile_io.cuh.in`` and ``tile_io_field.cuh.in``
     share; the code moves ``thread_items`` to or from ``p`` with ``valid``
     items in range, through ``temp_storage`` (and ``oob_default``).
+
+    Where the array holds another type than the items (``memory_t``, a
+    half-precision float: :func:`conversion_decl`), CUB moves the array's
+    items (vector accesses and exchanges of the narrow type) through
+    ``memory_items``, which the thread converts from or to its items.
     """
     load = plan.direction == "load"
     algos = CUB_LOAD_ALGORITHMS if load else CUB_STORE_ALGORITHMS
     method = "Load" if load else "Store"
     extra_types = ""
     temp_type = "typename block_io_t::TempStorage"
-    full = f"    block_io_t(temp_storage).{method}(p, thread_items);"
+    convert = plan.array_dtypes is not None
+    io_type = "memory_t" if convert else "value_t"
+    buffer = "memory_items" if convert else "thread_items"
+    full = f"    block_io_t(temp_storage).{method}(p, {buffer});"
     sync = (
         "  __syncthreads(); // temp storage may be reused after this barrier"
         if plan.auto_sync and plan.uses_shared_memory
@@ -879,18 +1016,18 @@ def _tile_moves(plan: TileIOPlan) -> dict[str, Any]:
             fallback = "block_direct_t"
             direct = "BLOCK_LOAD_DIRECT" if load else "BLOCK_STORE_DIRECT"
             extra_types = (
-                f"using {fallback} = cub::{cub_class}<value_t, {shape}, cub::{direct}, {dims}>;"
+                f"using {fallback} = cub::{cub_class}<{io_type}, {shape}, cub::{direct}, {dims}>;"
             )
-            aligned_call = f"block_io_t(temp_storage).{method}(p, thread_items);"
-            fallback_call = f"      {fallback}().{method}(p, thread_items);\n"
+            aligned_call = f"block_io_t(temp_storage).{method}(p, {buffer});"
+            fallback_call = f"      {fallback}().{method}(p, {buffer});\n"
         else:
             fallback = "block_transpose_t"
             transpose = algos[plan.unaligned]
-            fallback_type = f"cub::{cub_class}<value_t, {shape}, cub::{transpose}, {dims}>"
+            fallback_type = f"cub::{cub_class}<{io_type}, {shape}, cub::{transpose}, {dims}>"
             temp_type = f"typename {fallback_type}::TempStorage"
             extra_types = f"using {fallback} = {fallback_type};"
-            aligned_call = f"block_io_t().{method}(p, thread_items);"
-            fallback_call = f"      {fallback}(temp_storage).{method}(p, thread_items);\n"
+            aligned_call = f"block_io_t().{method}(p, {buffer});"
+            fallback_call = f"      {fallback}(temp_storage).{method}(p, {buffer});\n"
             if sync:
                 fallback_call += f"    {sync}\n"
                 sync = ""
@@ -899,9 +1036,30 @@ def _tile_moves(plan: TileIOPlan) -> dict[str, Any]:
             f"      {aligned_call}\n"
             "    } else {\n" + fallback_call + "    }"
         )
-    if plan.algorithm == "striped":
+    n = plan.items_per_thread
+    if convert and load:
+        full = (
+            f"    memory_t memory_items[{n}];\n{full}\n"
+            f"    for (int i = 0; i < {n}; ++i) thread_items[i] = from_memory(memory_items[i]);"
+        )
+    elif convert:
+        full = _converted_items(plan) + full
+    if plan.algorithm == "striped" and convert and load:
+        # item i of the thread is tile item i * threads + rank: each valid one widened
+        fill = ""
+        if plan.has_oob_default:
+            fill = " else thread_items[i] = *static_cast<const value_t*>(oob_default);"
+        bx, by, bz = plan.block
+        partial = (
+            f"    const int rank = cub::RowMajorTid({bx}, {by}, {bz});\n"
+            f"    for (int i = 0; i < {n}; ++i) {{ if (i * {plan.threads} + rank < valid_items) "
+            f"thread_items[i] = from_memory(p[i * {plan.threads} + rank]);{fill} }}"
+        )
+    elif plan.algorithm == "striped":
         oob = ", *static_cast<const value_t*>(oob_default)" if load and plan.has_oob_default else ""
-        partial = f"    block_io_t(temp_storage).{method}(p, thread_items, valid_items{oob});"
+        partial = f"    block_io_t(temp_storage).{method}(p, {buffer}, valid_items{oob});"
+        if convert:
+            partial = _converted_items(plan) + partial
     else:
         # Every other algorithm leaves items in the blocked arrangement, as
         # direct accesses do. A partial tile (at most one per row) is served
@@ -932,6 +1090,7 @@ def _tile_moves(plan: TileIOPlan) -> dict[str, Any]:
         full_comment = "a warp whose items are all in range"
     return {
         "cub_class": "BlockLoad" if load else "BlockStore",
+        "io_type": io_type,
         "block_x": plan.block[0],
         "block_y": plan.block[1],
         "block_z": plan.block[2],
@@ -958,19 +1117,31 @@ def tile_io_unit(
         return _zipped_unit(plan, symbol=symbol, storage=storage, params=params)
     load = plan.direction == "load"
     const = "const " if load else ""
+    moves = _tile_moves(plan)
+    io_type = moves["io_type"]
+    values = value_decl(plan.value_dtype)
+    if plan.array_dtypes is not None:
+        values += "\n" + conversion_decl(plan)
     return _template("tile_io.cuh.in").substitute(
-        _tile_moves(plan),
+        moves,
         generator_version=GENERATOR_VERSION,
         plan_key=plan.key,
         summary=_summary(plan),
-        header="block_load.cuh" if load else "block_store.cuh",
-        value_decl=value_decl(plan.value_dtype),
+        includes=_tile_io_includes(plan),
+        value_decl=values,
         symbol=symbol or plan.symbol,
         params=params,
         tile_items=plan.tile_items,
         temp_decl=_temp_decl(plan.temp_storage, storage),
-        pointer_decl=f"{const}value_t* p = static_cast<{const}value_t*>(ptr);",
+        pointer_decl=f"{const}{io_type}* p = static_cast<{const}{io_type}*>(ptr);",
     )
+
+
+def _tile_io_includes(plan: TileIOPlan) -> str:
+    """A tile load's or store's ``#include`` lines: its value types' headers, then CUB's."""
+    header = "block_load.cuh" if plan.direction == "load" else "block_store.cuh"
+    types = [plan.value_dtype, *(plan.array_dtypes or ())]
+    return "\n".join([*value_includes(*types), f"#include <cub/block/{header}>"])
 
 
 def _handover(plan: TileIOPlan) -> str:
@@ -1011,8 +1182,8 @@ def _zipped_unit(plan: TileIOPlan, *, symbol: str | None, storage: str | None, p
     namespaces, temp_members, calls = [], [], []
     sync = ""
     field_plans = plan.field_plans()
-    # what the fields' exchanges take (CUB's TempStorage: about one tile of items)
-    nbytes = sum(p.tile_items * p.value_dtype.itemsize for p in field_plans if p.uses_shared_memory)
+    # what the fields' exchanges take (CUB's TempStorage: about one tile of the arrays' items)
+    nbytes = sum(p.tile_items * p.array_dtype.itemsize for p in field_plans if p.uses_shared_memory)
     handovers = [_handover(p) for p in field_plans]
     overlay = nbytes > ZIPPED_OWN_STORAGE or not any(
         h.startswith("__syncthreads") for h in handovers[:-1]
@@ -1020,13 +1191,16 @@ def _zipped_unit(plan: TileIOPlan, *, symbol: str | None, storage: str | None, p
     for j, (name, field_plan) in enumerate(zip(plan.fields, field_plans, strict=True)):
         moves = _tile_moves(field_plan)
         sync = sync or moves.pop("sync")
+        field_values = f"using value_t = {c_type(field_plan.value_dtype)};"
+        if field_plan.array_dtypes is not None:
+            field_values += "\n" + conversion_decl(field_plan)
         namespaces.append(
             _template("tile_io_field.cuh.in").substitute(
                 moves,
                 index=j,
                 name=name,
                 member=members[name],
-                field_type=c_type(field_plan.value_dtype),
+                value_decl=field_values,
                 const=const,
             )
         )
@@ -1042,8 +1216,9 @@ def _zipped_unit(plan: TileIOPlan, *, symbol: str | None, storage: str | None, p
             else "nullptr"
         )
         lines.append(
-            f"    io{j}::move(temp_storage.io{j}, static_cast<{const}io{j}::value_t*>(ptrs[{j}]), "
-            f"valid, {oob}, field_items);"
+            f"    io{j}::move(temp_storage.io{j}, "
+            f"static_cast<{const}io{j}::{moves['io_type']}*>(ptrs[{j}]), valid, {oob}, "
+            "field_items);"
         )
         if load:
             lines.append(f"    for (int i = 0; i < {ipt}; ++i) {member} = field_items[i];")
@@ -1055,7 +1230,7 @@ def _zipped_unit(plan: TileIOPlan, *, symbol: str | None, storage: str | None, p
         generator_version=GENERATOR_VERSION,
         plan_key=plan.key,
         summary=_summary(plan),
-        header="block_load.cuh" if load else "block_store.cuh",
+        includes=_tile_io_includes(plan),
         value_decl=value_decl(plan.value_dtype),
         field_namespaces="\n".join(namespaces),
         storage_comment=(

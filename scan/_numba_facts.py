@@ -41,6 +41,7 @@ from ._errors import PlanError, ScanTypeError
 from ._plan import ArrayFact, Block, Operand, ScalarFact, TupleFact, ZipFact, resolve_block
 from ._primitives import for_plan
 from ._target import check_cc
+from ._vocab import bfloat16
 
 __all__ = [
     "CompileRequest",
@@ -53,6 +54,7 @@ __all__ = [
     "as_descriptor",
     "compile_request",
     "decode_call_facts",
+    "decode_call_values",
     "encode_call_facts",
     "pin_callback",
     "typeof_status",
@@ -96,25 +98,42 @@ def as_descriptor(obj: Any, role: str) -> Any:
 
 _MEMORY = "@memory"
 _LAUNCH = "@launch"
+_VALUE = "@value"
 
 
 def encode_call_facts(
     lengths: Mapping[str, int],
     memory: Mapping[str, str] | None = None,
     launch: str | None = None,
+    values: Mapping[str, float] | None = None,
 ) -> str:
     """The hidden literal keyword's text: what a front end's IR pass learns of one call.
 
     *lengths*: the literal length of each local-array operand, by parameter;
     *memory*: where an array lives (``"shared"``, ...), by parameter;
-    *launch*: the launch's block shape as ``"x,y,z"`` when the pass knows it.
-    :func:`decode_call_facts` reads it back; both front ends use this one codec.
+    *launch*: the launch's block shape as ``"x,y,z"`` when the pass knows it;
+    *values*: the numbers written as constants for scalar operands
+    (``oob_default=1e6``), by parameter.
+    :func:`decode_call_facts` and :func:`decode_call_values` read it back;
+    both front ends use this one codec.
     """
     items = [f"{name}={n}" for name, n in lengths.items()]
     items += [f"{name}{_MEMORY}={where}" for name, where in (memory or {}).items()]
+    items += [f"{name}{_VALUE}={float(v)!r}" for name, v in (values or {}).items()]
     if launch:
         items.append(f"{_LAUNCH}={launch}")
     return ";".join(items)
+
+
+def decode_call_values(text: object) -> dict[str, float]:
+    """The constant scalar operands :func:`encode_call_facts`'s text names, by parameter."""
+    values: dict[str, float] = {}
+    if isinstance(text, str):
+        for item in filter(None, text.split(";")):
+            key, _, value = item.partition("=")
+            if key.endswith(_VALUE):
+                values[key.removesuffix(_VALUE)] = float(value)
+    return values
 
 
 def decode_call_facts(text: object) -> tuple[dict[str, int], dict[str, str], Block | None]:
@@ -130,6 +149,8 @@ def decode_call_facts(text: object) -> tuple[dict[str, int], dict[str, str], Blo
                 launch = (x, y, z)
             elif key.endswith(_MEMORY):
                 memory[key.removesuffix(_MEMORY)] = value
+            elif key.endswith(_VALUE):
+                continue  # decode_call_values
             else:
                 lengths[key] = int(value)
     return lengths, memory, launch
@@ -312,6 +333,7 @@ class IRFacts:
             return name, ""
         lengths: dict[str, int] = {}
         memory: dict[str, str] = {}
+        values: dict[str, float] = {}
         for param in entry.params:
             var = bound.arguments.get(param.name)
             if var is None:
@@ -323,11 +345,34 @@ class IRFacts:
                     lengths[param.name] = n
                 if param.name == "prefix_state" and where is not None:
                     memory[param.name] = where
+                number = self.constant(func_ir, var)
+                if number is not None:
+                    values[param.name] = number
             elif param.callback is not None:
                 defn = self.definition(func_ir, var)
                 if isinstance(defn, self.global_):
                     defn.value = pin_callback(defn.value, param.callback, pins)
-        return name, encode_call_facts(lengths, memory)
+        return name, encode_call_facts(lengths, memory, values=values)
+
+    def constant(self, func_ir: Any, var: Any) -> float | None:
+        """The real number a variable holds when the kernel writes it as a constant.
+
+        A literal, or a global (a module constant); None for anything else
+        (the half-precision range check needs the value only where the
+        kernel fixes it).
+        """
+        defn = self.definition(func_ir, var)
+        if not isinstance(defn, self.const + self.global_):
+            return None
+        value = defn.value
+        if isinstance(value, bool | np.bool_) or not isinstance(
+            value, int | float | np.integer | np.floating
+        ):
+            return None
+        try:
+            return float(value)
+        except OverflowError:  # an int past the largest double
+            return float("inf") if value > 0 else float("-inf")
 
     def tile_size_facts(self, func_ir: Any, stmt: Any, kernel: bool, tile_size: Any) -> str | None:
         """The encoded facts (the items array's literal length) of a ``tile_size`` call."""
@@ -547,14 +592,24 @@ class NumbaFacts:
         )
 
     def np_dtype(self, ty: Any) -> np.dtype[Any]:
-        """The NumPy dtype of a scalar type."""
-        dtype: np.dtype[Any] = np.dtype(self.as_dtype(self.types.unliteral(ty)))
+        """The NumPy dtype of a scalar type (bfloat16: ``ml_dtypes.bfloat16``'s)."""
+        ty = self.types.unliteral(ty)
+        if ty == getattr(self.types, "bfloat16", None):
+            try:
+                return bfloat16()
+            except ImportError as exc:
+                raise ScanTypeError(f"scan: {exc}") from None
+        dtype: np.dtype[Any] = np.dtype(self.as_dtype(ty))
         return dtype
 
     def converters(
-        self, lengths: Mapping[str, int], memory: Mapping[str, str]
+        self,
+        lengths: Mapping[str, int],
+        memory: Mapping[str, str],
+        values: Mapping[str, float] | None = None,
     ) -> dict[Role, Converter]:
-        """The converters of one call, given its local arrays' lengths and memory spaces."""
+        """The converters of one call, given its local arrays' lengths and memory spaces,
+        and the values of its constant scalar operands."""
         types = self.types
 
         def array(ty: Any, name: str) -> ArrayFact:
@@ -581,7 +636,7 @@ class NumbaFacts:
                 raise boolean_operand(function, name)
             scalars = (types.Number, types.Record) if self.records else types.Number
             if isinstance(ty, scalars):
-                return ScalarFact(self.np_dtype(ty))
+                return ScalarFact(self.np_dtype(ty), value=(values or {}).get(name))
             if (
                 self.records
                 and isinstance(ty, types.BaseTuple)

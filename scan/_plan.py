@@ -32,6 +32,11 @@ from ._vocab import (
     WARP_ALGORITHMS,
     Mode,
     TempMode,
+    is_bfloat16,
+    is_complex,
+    is_half,
+    is_value_dtype,
+    widens,
 )
 
 __all__ = [
@@ -53,8 +58,11 @@ __all__ = [
     "as_scalar",
     "check_index",
     "check_launch_bounds",
+    "check_operand_range",
+    "check_operator",
     "check_record_operand",
     "check_reverse_exchange",
+    "check_status_dtype",
     "check_tile_operands",
     "check_unknown_keywords",
     "check_value_dtype",
@@ -69,6 +77,7 @@ __all__ = [
     "provider_symbol",
     "resolve_block",
     "scan_key_field",
+    "spelled",
     "temp_mode",
     "tile_size",
 ]
@@ -83,9 +92,15 @@ Memory: TypeAlias = Literal["local", "shared", "global"]
 
 @attrs.frozen
 class ScalarFact:
-    """A scalar operand: its dtype."""
+    """A scalar operand: its dtype, and its value when the kernel writes it as a constant.
+
+    The value (a Python number, or None) is only checked against the range of
+    half-precision values (:func:`check_record_operand`); it takes no part in
+    equality.
+    """
 
     dtype: np.dtype = attrs.field(converter=np.dtype)
+    value: object = attrs.field(default=None, eq=False)
 
 
 @attrs.frozen
@@ -340,6 +355,12 @@ class TileIOPlan(BlockPlan):
         Zipped tile I/O: the record fields (of ``value_dtype``) moved, one
         array each, in the order of the arrays passed (a load: every field, in
         field order). None: one array of ``value_dtype`` items.
+    array_dtypes : tuple of numpy.dtype or None
+        The dtype of each array moved (one, or one per field of
+        :attr:`fields`) where some array's differs from its items': a
+        float16 or bfloat16 array of float32 or float64 items, which a load
+        widens exactly and a store rounds to nearest, ties to even
+        (:data:`scan._vocab.WIDENING`). None: every array has its items' dtype.
     """
 
     direction: Literal["load", "store"]
@@ -352,6 +373,7 @@ class TileIOPlan(BlockPlan):
     auto_sync: bool
     unaligned: Literal["warp_transpose"] | None = None
     fields: tuple[str, ...] | None = None
+    array_dtypes: tuple[np.dtype, ...] | None = None
     key: str = attrs.field(init=False, eq=False, repr=False)
 
     @key.default
@@ -363,18 +385,27 @@ class TileIOPlan(BlockPlan):
         """Whether the items are records moved field by field, one array per field."""
         return self.fields is not None
 
+    @property
+    def array_dtype(self) -> np.dtype:
+        """The dtype of the (one) array moved: :attr:`value_dtype` unless it converts."""
+        return self.array_dtypes[0] if self.array_dtypes is not None else self.value_dtype
+
     def field_plans(self) -> tuple[TileIOPlan, ...]:
         """Zipped tile I/O: the plan of each field's array, in :attr:`fields` order.
 
         Each moves the field's items as a numeric tile I/O call would, with
-        this plan's algorithm and block.
+        this plan's algorithm and block (converting where the field's array
+        has another dtype than the field).
         """
         assert self.value_dtype.fields is not None
         assert self.fields is not None
-        return tuple(
-            attrs.evolve(self, value_dtype=self.value_dtype.fields[name][0], fields=None)
-            for name in self.fields
-        )
+        plans = []
+        for i, name in enumerate(self.fields):
+            field = self.value_dtype.fields[name][0]
+            array = field if self.array_dtypes is None else self.array_dtypes[i]
+            converts = None if array == field else (array,)
+            plans.append(attrs.evolve(self, value_dtype=field, fields=None, array_dtypes=converts))
+        return tuple(plans)
 
     @property
     def uses_shared_memory(self) -> bool:
@@ -396,14 +427,14 @@ def plan_fields(plan: Any) -> dict[str, Any]:
     """What identifies `plan`: its key's parts, which its generated unit also lists.
 
     Every field set at construction but a scan's ``function`` (the entry
-    points share a provider), a tile plan's ``unaligned`` and ``fields`` and a
-    reduce's ``items_dtype`` only when set and a scan's ``reverse`` only when
-    true, so that plans without them keep the keys and text they had before
-    they existed.
+    points share a provider), a tile plan's ``unaligned``, ``fields`` and
+    ``array_dtypes`` and a reduce's ``items_dtype`` only when set and a scan's
+    ``reverse`` only when true, so that plans without them keep the keys and
+    text they had before they existed.
     """
     fields = {f.name: getattr(plan, f.name) for f in attrs.fields(type(plan)) if f.init}
     fields.pop("function", None)
-    for optional in ("unaligned", "fields", "items_dtype"):
+    for optional in ("unaligned", "fields", "array_dtypes", "items_dtype"):
         if fields.get(optional, False) is None:
             del fields[optional]
     for flag in ("reverse", "lookback"):
@@ -504,13 +535,42 @@ def check_value_dtype(function: str, what: str, dtype: np.dtype) -> np.dtype:
             return statefn.as_value_dtype(dtype, what=f"{function}: {what} has dtype")
         except statefn.StateDtypeError as exc:
             raise ScanTypeError(str(exc)) from None
-    if dtype not in VALUE_DTYPES:
-        allowed = ", ".join(d.name for d in VALUE_DTYPES)
+    if not is_value_dtype(dtype):
+        allowed = ", ".join([*(d.name for d in VALUE_DTYPES), "bfloat16"])
         raise ScanTypeError(
             f"{function}: {what} has dtype {dtype}, which block scans do not support; "
             f"use one of {allowed}"
         )
     return dtype
+
+
+def check_operator(
+    f: str, what: str, op: statefn.ScanOperator, value_dtype: np.dtype, values: str
+) -> None:
+    """Refuse a built-in operator `op` (passed as `what`) that `values` of `value_dtype` lack.
+
+    Bitwise operators need integers, ``min`` and ``max`` an order (complex
+    numbers have none).
+    """
+    if not op.is_builtin:
+        return
+    name = f"{what}={op.builtin!r}"
+    if op.builtin in BITWISE_OPERATORS and value_dtype.kind not in "iu":
+        raise ScanTypeError(
+            f"{f}: {name} is a bitwise operator but {values} are {value_dtype}; "
+            "use an integer dtype or another operator"
+        )
+    if op.builtin in ("min", "max") and is_complex(value_dtype):
+        raise ScanTypeError(
+            f"{f}: {name} compares, but {values} are {value_dtype}, and complex numbers have "
+            "no order; scan their magnitudes (abs) as float values, or pass "
+            f"{what}=<function of (a, b)> that picks one by a rule of yours"
+        )
+
+
+def spelled(dtype: np.dtype) -> str:
+    """How a kernel spells a numeric dtype: ``np.float32``, or ``ml_dtypes.bfloat16``."""
+    return "ml_dtypes.bfloat16" if is_bfloat16(dtype) else f"np.{dtype.name}"
 
 
 def _check_tuple(function: str, what: str, fact: TupleFact, value_dtype: np.dtype) -> None:
@@ -541,6 +601,44 @@ def _record_operand(function: str, what: str, fact: Operand, value_dtype: np.dty
         return
     check_value_dtype(function, what, fact.dtype)
     _same_record(function, what, fact.dtype, value_dtype)
+    if is_complex(fact.dtype) and value_dtype.names is None and not is_complex(value_dtype):
+        raise ScanTypeError(
+            f"{function}: {what} has dtype {fact.dtype} but the values are {value_dtype}: "
+            "converting it would drop its imaginary part; pass a real number (its .real), "
+            "or use complex values"
+        )
+    if isinstance(fact, ScalarFact) and fact.value is not None:
+        check_operand_range(function, what, fact.value, fact.dtype, value_dtype)
+
+
+def check_operand_range(
+    function: str, what: str, value: object, dtype: np.dtype, value_dtype: np.dtype
+) -> None:
+    """Refuse a finite number (of `dtype`) that half-precision values cannot hold.
+
+    A float16 or bfloat16 operand outside the dtype's finite range would
+    silently become infinite; infinities and NaN themselves are kept.
+
+    Raises
+    ------
+    ScanTypeError
+        With the dtype's largest finite value and the fix.
+    """
+    if not is_half(value_dtype) or isinstance(value, bool | complex):
+        return
+    if not isinstance(value, int | float | np.integer | np.floating):
+        return
+    number = float(value)
+    largest = 65504.0 if value_dtype == np.dtype(np.float16) else 3.3895313892515355e38
+    # the values that round to the largest finite one (half an ulp above it rounds up)
+    limit = 65520.0 if value_dtype == np.dtype(np.float16) else 3.3961775292304019e38
+    if np.isfinite(number) and abs(number) >= limit:
+        raise ScanTypeError(
+            f"{function}: {what} is {value!r} ({dtype}), outside the range of {value_dtype} "
+            f"values (largest finite value {largest:g}): it would become inf; pass a number "
+            f"within +-{largest:g} (or inf, -inf), or use float32 items (block.load widens "
+            f"{value_dtype} arrays into them exactly)"
+        )
 
 
 def _same_record(function: str, what: str, dtype: np.dtype, value_dtype: np.dtype) -> None:
@@ -558,7 +656,7 @@ def _same_record(function: str, what: str, dtype: np.dtype, value_dtype: np.dtyp
 def _local_array_hint(dtype: np.dtype) -> str:
     if dtype.names is not None:
         return f"cuda.local.array(1, {statefn.dtype_name(dtype)} dtype)"
-    return f"cuda.local.array(1, np.{dtype.name})"
+    return f"cuda.local.array(1, {spelled(dtype)})"
 
 
 def tile_size(items_per_thread: object, threads: object, launch_block: Block | None) -> int:
@@ -769,11 +867,7 @@ def plan_scan(
             "scan_op=<function of (a, b)> returning a tuple of the fields, e.g. "
             "lambda a, b: (a[0] * b[0], b[0] * a[1] + b[1])"
         )
-    if op.is_builtin and op.builtin in BITWISE_OPERATORS and value_dtype.kind == "f":
-        raise ScanTypeError(
-            f"{f}: scan_op={op.builtin!r} is a bitwise operator but values are {value_dtype}; "
-            "use an integer dtype or another operator"
-        )
+    check_operator(f, "scan_op", op, value_dtype, "values")
 
     lookback = isinstance(prefix_op, Lookback)
     if lookback:
@@ -882,6 +976,7 @@ def _check_lookback(
     block: Block,
 ) -> None:
     """Refuse what a look-back scan (``prefix_op=scan.lookback``) cannot take."""
+    check_status_dtype(f, "values", value_dtype, "prefix_op=scan.lookback")
     make = f"scan.tile_status(tiles, np.{value_dtype.name})"
     if value_dtype.names is not None:
         make = "scan.tile_status(tiles, <the values' record dtype>)"
@@ -931,6 +1026,24 @@ def _check_lookback(
         )
 
 
+def check_status_dtype(f: str, name: str, dtype: np.dtype, what: str) -> np.dtype:
+    """The value dtype of a cross-block scan's tile status.
+
+    Integers, float32, float64 and records of them; half-precision and
+    complex values are refused. `name` names the dtype's argument, `what`
+    the call that needs a status.
+    """
+    value_dtype = check_value_dtype(f, name, dtype)
+    if is_half(value_dtype) or is_complex(value_dtype):
+        raise ScanTypeError(
+            f"{f}: {what} does not take values of dtype {value_dtype} (a tile status holds the "
+            "integer, float32 and float64 values and records of them); scan float32 items "
+            "(block.load widens half-precision arrays into them exactly), or carry a complex "
+            "prefix with a record of its two parts"
+        )
+    return value_dtype
+
+
 def _fact_name(fact: object) -> str:
     if isinstance(fact, ArrayFact):
         return f"a {fact.ndim}-D array of {statefn.dtype_name(fact.dtype)}"
@@ -959,16 +1072,18 @@ def _check_state(f: str, prefix: statefn.StatefulFunction[Any, Any], state: Arra
     want = prefix.state_dtype
     if want.names is not None or state.dtype.names is not None:
         _check_record_state(f, want, state)
-    elif state.dtype.fields is not None or state.dtype.kind not in "iuf":
+    elif state.dtype.fields is not None or not (
+        state.dtype.kind in "iufc" or is_bfloat16(state.dtype)
+    ):
         raise ScanTypeError(
             f"{f}: prefix_state has dtype {state.dtype}, which is not a numeric dtype; "
             f"the callback declares state dtype {want}: allocate "
-            f"cuda.local.array(1, np.{want.name})"
+            f"cuda.local.array(1, {spelled(want)})"
         )
     if state.dtype != want:
         raise ScanTypeError(
             f"{f}: prefix_state has dtype {state.dtype} but the callback declares state dtype "
-            f"{want}; allocate cuda.local.array(1, np.{want.name}) (dtypes must match exactly)"
+            f"{want}; allocate cuda.local.array(1, {spelled(want)}) (dtypes must match exactly)"
         )
     if state.ndim != 1:
         raise ScanTypeError(
@@ -1011,7 +1126,7 @@ def _check_state_holds_values(
     """
     want = prefix.state_dtype
     name = prefix.name or prefix.op.__name__
-    fix = f"@statefn.stateful(np.{value_dtype.name})"
+    fix = f"@statefn.stateful({spelled(value_dtype)})"
     if want.names is None and value_dtype.names is None:
         why = _lossy_state(want, value_dtype)
         if why is not None and _state_only_counts(prefix, value_dtype):
@@ -1046,11 +1161,17 @@ def _check_state_holds_values(
 
 def _probe_aggregates(value: np.dtype) -> list[Any]:
     """Aggregates that a state of too narrow a type cannot hold: fractions, signs, magnitudes."""
-    if value.kind == "f":
-        one = value.type(1)
-        finfo = np.finfo(value)
+    if value.kind == "c":
+        part = np.dtype(f"f{value.itemsize // 2}").type
+        reals = _probe_aggregates(np.dtype(part))
+        # each real probe as an imaginary part too: a real state drops it
+        return [value.type(complex(r, r)) for r in reals]
+    if value.name in _FLOATS:
+        digits, exponent = _FLOATS[value.name]
         # a fraction, the value's last significant bit, and a magnitude
-        return [one / value.type(3), np.nextafter(one, value.type(2)), -finfo.max / 2]
+        largest = 2.0**exponent * (2 - 2.0 ** (1 - digits))
+        probes = [1 / 3, 1 + 2.0 ** (1 - digits), -largest / 2]
+        return [np.asarray(p).astype(value)[()] for p in probes]
     info = np.iinfo(value)
     # small, and with every bit of the type set (no float of fewer digits holds them)
     probes = [3, info.max // 3, info.max]
@@ -1093,16 +1214,33 @@ def _state_only_counts(prefix: statefn.StatefulFunction[Any, Any], value: np.dty
 def _lossy_state(state: np.dtype, value: np.dtype) -> str | None:
     """Why a numeric `state` cannot hold every `value` exactly, or None when it can.
 
-    Floats hold floats no wider than themselves, and integers while they fit
-    the significand (float32: 2**24, float64: 2**53). Integers hold integers
-    of the same signedness no wider than themselves, and unsigned ones
-    narrower than themselves; an unsigned state holds no signed values.
+    Floats hold floats of no more significant digits and no larger exponents
+    than their own (float16 and bfloat16 hold neither of each other), and
+    integers while they fit the significand (float32: 2**24, float64:
+    2**53). A complex state holds what its parts hold, a real one no complex
+    values. Integers hold integers of the same signedness no wider than
+    themselves, and unsigned ones narrower than themselves; an unsigned state
+    holds no signed values.
     """
-    if state.kind == "f":
-        if value.kind == "f":
+    if value.kind == "c" and state.kind != "c":
+        return f"a real state drops the imaginary part of {value} aggregates"
+    if state.kind == "c":
+        # a complex state holds what its real and imaginary parts (floats) hold
+        part = np.dtype(f"f{state.itemsize // 2}")
+        if value.kind == "c":
             wide_enough = state.itemsize >= value.itemsize
             return None if wide_enough else f"{state} is narrower than {value}"
-        digits = np.finfo(state).nmant + 1
+        why = _lossy_state(part, value)
+        return None if why is None else f"{state}'s parts are {part}, and {why}"
+    if state.name in _FLOATS:
+        digits, exponent = _FLOATS[state.name]
+        if value.name in _FLOATS:
+            value_digits, value_exponent = _FLOATS[value.name]
+            if digits >= value_digits and exponent >= value_exponent:
+                return None
+            if digits < value_digits:
+                return f"{state} is narrower than {value}"
+            return f"{state} cannot hold {value} values of 2**{exponent + 1} and more"
         bits = value.itemsize * 8 - (value.kind == "i")
         if bits <= digits:
             return None
@@ -1110,7 +1248,7 @@ def _lossy_state(state: np.dtype, value: np.dtype) -> str | None:
             f"{state} holds integers exactly only up to 2**{digits}, and {value} values "
             f"reach 2**{bits}"
         )
-    if value.kind == "f":
+    if value.name in _FLOATS:
         return f"an integer state drops the fraction of a {value} aggregate"
     if state.kind == "u" and value.kind == "i":
         return f"an unsigned state cannot hold negative {value} aggregates"
@@ -1122,6 +1260,9 @@ def _lossy_state(state: np.dtype, value: np.dtype) -> str | None:
         return f"{state} is narrower than {value}"
     return f"{state} cannot hold {value} values of 2**{state_bits} and more"
 
+
+#: The real floats' significant digits and largest exponent, by name.
+_FLOATS = {"float16": (11, 15), "bfloat16": (8, 127), "float32": (24, 127), "float64": (53, 1023)}
 
 _SHARED_MEMORY = {
     "shared": "a cuda.shared.array",
@@ -1243,21 +1384,53 @@ def _check_row(f: str, name: str, array: ArrayFact) -> None:
         )
 
 
+def _conversion_error(f: str, what: str, array: np.dtype, items: np.dtype) -> ScanTypeError:
+    """The refusal of a load or store between `array` (named `what`) and `items` of another dtype.
+
+    A load widens float16 and bfloat16 arrays into float32 or float64 items,
+    and a store rounds such items back; nothing else converts.
+    """
+    load = f.endswith("load")
+    if not (is_half(array) or is_half(items)):
+        return ScanTypeError(
+            f"{f}: items have dtype {items} but {what} has {array}; use the same dtype for both"
+        )
+    if load:
+        rule = (
+            "a load converts only float16 and bfloat16 arrays into float32 or float64 items "
+            "(widening them exactly)"
+        )
+    else:
+        rule = (
+            "a store converts only float32 or float64 items into float16 and bfloat16 arrays "
+            "(rounding to nearest, ties to even)"
+        )
+    fix = "float32 items" if is_half(array) else f"items of {what}'s dtype {array}"
+    return ScanTypeError(
+        f"{f}: {what} has dtype {statefn.dtype_name(array)} but items have dtype "
+        f"{statefn.dtype_name(items)}; {rule}: use {fix}, or convert the data outside the kernel"
+    )
+
+
 def check_tile_operands(
     f: str, array: ArrayFact, items: Operand, items_per_thread: int | None
 ) -> tuple[np.dtype, int]:
-    """The value dtype and items per thread of a load or store (`f` ends with its direction)."""
+    """The value dtype (the items') and items per thread of a load or store.
+
+    `f` ends with the call's direction. The array has the items' dtype, or
+    is a float16 or bfloat16 array of float32 or float64 items
+    (:func:`scan._vocab.widens`).
+    """
     name = "src" if f.endswith("load") else "dst"
     items = _items_array(f, items)
     ipt = items_per_thread_of(f, items, items_per_thread)
     _check_row(f, name, array)
+    if widens(array.dtype, items.dtype):
+        return check_value_dtype(f, "items", items.dtype), ipt
     value_dtype = check_value_dtype(f, name, array.dtype)
     _same_record(f, "items", items.dtype, value_dtype)
     if items.dtype != array.dtype:
-        raise ScanTypeError(
-            f"{f}: items have dtype {items.dtype} but {name} has {array.dtype}; "
-            "use the same dtype for both"
-        )
+        raise _conversion_error(f, name, array.dtype, items.dtype)
     return value_dtype, ipt
 
 
@@ -1284,7 +1457,9 @@ def check_zipped_operands(
 ) -> tuple[np.dtype, int, tuple[str, ...]]:
     """Zipped tile I/O: the record dtype, items per thread and fields of a load or store.
 
-    `arrays` is a tuple of arrays, or one array when ``field=`` names one field.
+    `arrays` is a tuple of arrays, or one array when ``field=`` names one
+    field. Each array has its field's dtype, or is a float16 or bfloat16
+    array of a float32 or float64 field (:func:`scan._vocab.widens`).
     """
     load = f.endswith("load")
     name = "src" if load else "dst"
@@ -1315,11 +1490,16 @@ def check_zipped_operands(
     for array, field_name in zip(given, chosen, strict=True):
         _check_row(f, f"{name} array of field {field_name!r}", array)
         want = record.fields[field_name][0]  # type: ignore[index]
-        if array.dtype != want:
+        if array.dtype != want and (is_half(array.dtype) or is_half(want)):
+            if not widens(array.dtype, want):
+                raise _conversion_error(
+                    f, f"the {name} array of field {field_name!r}", array.dtype, want
+                )
+        elif array.dtype != want:
             raise ScanTypeError(
                 f"{f}: the {name} array of field {field_name!r} has dtype {array.dtype} but "
                 f"the field is {want}; pass an array of the field's dtype (convert it with "
-                f".astype(np.{want}) outside the kernel)"
+                f".astype({spelled(want)}) outside the kernel)"
             )
     return record, ipt, chosen
 
@@ -1344,6 +1524,7 @@ def plan_tile_io(
     """
     f = function
     fields = None
+    array_dtypes: tuple[np.dtype, ...] | None
     if isinstance(array, ZipFact) or field is not None:
         value_dtype, ipt, fields = check_zipped_operands(f, array, items, items_per_thread, field)
         if temp_storage is not None:
@@ -1351,11 +1532,19 @@ def plan_tile_io(
                 f"{f}: zipped tile I/O (a tuple of arrays, or field=) owns its temp storage; "
                 "drop temp_storage="
             )
-        # the default algorithm follows what each array moves: its widest field
-        sized = max((value_dtype.fields[n][0] for n in fields), key=lambda d: d.itemsize)  # type: ignore[index]
+        array_dtypes = tuple(
+            a.dtype for a in (array.arrays if isinstance(array, ZipFact) else (array,))
+        )
+        wanted = tuple(value_dtype.fields[n][0] for n in fields)  # type: ignore[index]
+        if array_dtypes == wanted:
+            array_dtypes = None
+        # the default algorithm follows what each array moves: its widest items
+        sized = max(array_dtypes or wanted, key=lambda d: d.itemsize)
     else:
         value_dtype, ipt = check_tile_operands(f, array, items, items_per_thread)
-        sized = value_dtype
+        array_dtypes = (array.dtype,) if widens(array.dtype, value_dtype) else None
+        # vector accesses are of the array's items: a half-precision array's when it converts
+        sized = value_dtype if array_dtypes is None else array.dtype
     unaligned = None
     if algorithm is None:
         algorithm, unaligned = default_io(block, ipt, sized)
@@ -1380,6 +1569,7 @@ def plan_tile_io(
         auto_sync=auto_sync,
         unaligned=unaligned,
         fields=fields,
+        array_dtypes=array_dtypes,
     )
 
 

@@ -319,13 +319,14 @@ def _render_def(name: str, overload: Overload, signature: inspect.Signature, whe
             text += f" = {_default(param.default, arg.name, where)}"
         params.append(text)
     close = f") -> {overload.returns}: ..."
+    ignore = f"  # type: ignore[{overload.ignore}]" if overload.ignore else ""
     flat = f"def {name}({', '.join(params)}{close}"
-    if len(flat) <= _LINE_LENGTH:
+    if len(flat) <= _LINE_LENGTH and not ignore:
         return flat
     hugged = _INDENT + ", ".join(params)
     if len(hugged) <= _LINE_LENGTH and len(close) <= _LINE_LENGTH:
-        return f"def {name}(\n{hugged}\n{close}"
-    exploded = [f"def {name}(", *(f"{_INDENT}{p}," for p in params), close]
+        return f"def {name}({ignore}\n{hugged}\n{close}"
+    exploded = [f"def {name}({ignore}", *(f"{_INDENT}{p}," for p in params), close]
     for line in exploded:
         if len(line) > _LINE_LENGTH:
             raise StubTableError(
@@ -388,10 +389,12 @@ def _literal_alias(name: str, values: Iterable[str]) -> str:
 
 
 def _value_types() -> str:
-    """The value dtypes as TypeVar constraints, one line per kind (signed, unsigned, float)."""
+    """The value dtypes as TypeVar constraints, one line per kind (signed, unsigned, float,
+    complex), and bfloat16 (``ml_dtypes.bfloat16``) last."""
     kinds: dict[str, list[str]] = {}
     for dtype in _vocab.VALUE_DTYPES:
         kinds.setdefault(dtype.kind, []).append(f"np.{dtype.name},")
+    kinds["bfloat16"] = ["ml_dtypes.bfloat16,"]
     return "\n".join(_INDENT + " ".join(names) for names in kinds.values())
 
 

@@ -33,7 +33,7 @@ from ._codegen import value_decl
 from ._compile import compile_kernel_unit
 from ._errors import ScanTypeError, ToolchainError
 from ._lookback import STATUS_SLACK, STATUS_UNIT, status_dtype, status_row_bytes, status_tiles_cxx
-from ._plan import check_value_dtype
+from ._plan import check_status_dtype
 from ._target import arch
 
 __all__ = ["TileStatus", "status_layout", "status_unit", "tile_status", "tile_status_dtype"]
@@ -97,12 +97,15 @@ def tile_status_dtype(dtype: Any) -> np.dtype[Any]:
     C-contiguous array of this dtype, 1-D, or 2-D for one row per sequence,
     e.g. ``numba.types.Array(numba.from_dtype(scan.tile_status_dtype(np.int32)), 1, "C")``.
     """
-    return status_dtype(check_value_dtype("scan.tile_status_dtype", "dtype", np.dtype(dtype)))
+    return status_dtype(
+        check_status_dtype("scan.tile_status_dtype", "dtype", np.dtype(dtype), "a tile status")
+    )
 
 
 def status_layout(dtype: np.dtype[Any], cc: tuple[int, int]) -> tuple[int, int]:
     """(bytes per tile, padding tiles) of ``cub::ScanTileState`` for `dtype` on `cc`."""
-    name, source = status_unit(check_value_dtype("scan.tile_status", "dtype", np.dtype(dtype)))
+    checked = check_status_dtype("scan.tile_status", "dtype", np.dtype(dtype), "a tile status")
+    name, source = status_unit(checked)
     _, constants = compile_kernel_unit(name, source, cc=cc, what="tile status")
     return constants[f"{name}_tile_bytes"], constants[f"{name}_padding"]
 
@@ -313,7 +316,7 @@ def tile_status(tiles: int | Sequence[int], dtype: Any, *, stream: Any = None) -
         ``prefix_op=scan.lookback``. Reset it before each later launch.
     """
     rows, count = _check_tiles(tuple(tiles) if isinstance(tiles, list) else tiles)
-    value_dtype = check_value_dtype("scan.tile_status", "values", np.dtype(dtype))
+    value_dtype = check_status_dtype("scan.tile_status", "values", np.dtype(dtype), "a tile status")
     backend = host_backend()
     if backend is not None and backend.simulated:  # the simulator
         return TileStatus(

@@ -29,15 +29,79 @@ __all__ = [
     "VALUE_DTYPES",
     "WARP_ALGORITHMS",
     "WARP_THREADS",
+    "WIDENING",
     "Mode",
     "TempMode",
     "TempStorageLayout",
+    "bfloat16",
     "c_type",
+    "is_bfloat16",
+    "is_complex",
+    "is_half",
+    "is_value_dtype",
+    "widens",
 ]
 
 #: Value dtypes the scans and tile I/O accept: the numeric dtypes a callback's
-#: state may have (one list, owned by :mod:`statefn`).
+#: state may have (one list, owned by :mod:`statefn`), and bfloat16
+#: (``ml_dtypes.bfloat16``, :func:`is_bfloat16`), which only the built-in
+#: operators scan and reduce.
 VALUE_DTYPES: tuple[np.dtype[Any], ...] = statefn.STATE_DTYPES
+
+
+def is_bfloat16(dtype: np.dtype[Any] | None) -> bool:
+    """Whether `dtype` is bfloat16 (``ml_dtypes.bfloat16``), told without importing ml_dtypes."""
+    return dtype is not None and statefn.dtype_key(dtype) == "bfloat16"
+
+
+def is_half(dtype: np.dtype[Any] | None) -> bool:
+    """Whether `dtype` is a two-byte float: float16 or bfloat16."""
+    return dtype is not None and (dtype == np.dtype(np.float16) or is_bfloat16(dtype))
+
+
+def is_complex(dtype: np.dtype[Any] | None) -> bool:
+    """Whether `dtype` is complex64 or complex128."""
+    return dtype is not None and dtype.names is None and dtype.kind == "c"
+
+
+def is_value_dtype(dtype: np.dtype[Any]) -> bool:
+    """Whether `dtype` is a numeric value dtype: one of :data:`VALUE_DTYPES`, or bfloat16."""
+    return dtype.names is None and (dtype in VALUE_DTYPES or is_bfloat16(dtype))
+
+
+def bfloat16() -> np.dtype[Any]:
+    """``np.dtype(ml_dtypes.bfloat16)``, importing ``ml_dtypes`` (an optional dependency).
+
+    Raises
+    ------
+    ImportError
+        When ``ml_dtypes`` is not installed, with the fix.
+    """
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise ImportError(
+            "bfloat16 arrays need the ml_dtypes package (NumPy's de-facto bfloat16 dtype, "
+            "through which numba-cuda types them); install it: pip install ml_dtypes, or "
+            "pip install 'statefn-scan[bf16]'"
+        ) from None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+#: Conversions a tile load makes from an array's dtype to its items' (a store
+#: makes the reverse): half-precision floats widen exactly to float32 and
+#: float64; a store rounds to nearest, ties to even. By dtype name.
+WIDENING: MappingProxyType[str, tuple[str, ...]] = MappingProxyType(
+    {"float16": ("float32", "float64"), "bfloat16": ("float32", "float64")}
+)
+
+
+def widens(array: np.dtype[Any], items: np.dtype[Any]) -> bool:
+    """Whether a load widens `array` items into `items` (and a store narrows them back)."""
+    if array.names is not None or items.names is not None:
+        return False
+    return items.name in WIDENING.get(array.name, ()) and is_value_dtype(array)
+
 
 #: C++ spelling of each value dtype, by NumPy name.
 C_TYPES: MappingProxyType[str, str] = MappingProxyType(
@@ -50,8 +114,13 @@ C_TYPES: MappingProxyType[str, str] = MappingProxyType(
         "uint16": "unsigned short",
         "uint32": "unsigned int",
         "uint64": "unsigned long long",
+        "float16": "__half",
         "float32": "float",
         "float64": "double",
+        "bfloat16": "__nv_bfloat16",
+        # the two-float structs of :func:`scan._codegen.value_decl`
+        "complex64": "statefn_complex64",
+        "complex128": "statefn_complex128",
     }
 )
 

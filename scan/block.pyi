@@ -75,6 +75,7 @@
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, NamedTuple, Never, Protocol, TypeAlias, TypeVar, overload
 
+import ml_dtypes
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
@@ -107,20 +108,26 @@ StateT = TypeVar(
     "StateT",
     np.int8, np.int16, np.int32, np.int64,
     np.uint8, np.uint16, np.uint32, np.uint64,
-    np.float32, np.float64,
+    np.float16, np.float32, np.float64,
+    np.complex64, np.complex128,
+    ml_dtypes.bfloat16,
 )  # fmt: skip
 ScanStateT = TypeVar(
     "ScanStateT",
     np.int8, np.int16, np.int32, np.int64,
     np.uint8, np.uint16, np.uint32, np.uint64,
-    np.float32, np.float64,
+    np.float16, np.float32, np.float64,
+    np.complex64, np.complex128,
+    ml_dtypes.bfloat16,
     np.void,
 )  # fmt: skip
 ValueT = TypeVar(
     "ValueT",
     np.int8, np.int16, np.int32, np.int64,
     np.uint8, np.uint16, np.uint32, np.uint64,
-    np.float32, np.float64,
+    np.float16, np.float32, np.float64,
+    np.complex64, np.complex128,
+    ml_dtypes.bfloat16,
 )  # fmt: skip
 _PyScalarT = TypeVar("_PyScalarT", int, float)
 _T_co = TypeVar("_T_co", covariant=True)
@@ -143,6 +150,9 @@ _ScanOpCodes: TypeAlias = Literal[
 
 _Threads: TypeAlias = int | tuple[int, int] | tuple[int, int, int]
 _TempStorage: TypeAlias = NDArray[np.uint8]
+# load/store's conversions: half-precision arrays of float32 or float64 items
+_HalfArray: TypeAlias = NDArray[np.float16] | NDArray[ml_dtypes.bfloat16]
+_WideItems: TypeAlias = NDArray[np.float32] | NDArray[np.float64]
 _ScanOpLike: TypeAlias = _ScanOpCodes | ScanOperator | np.ufunc | Callable[[ValueT, ValueT], ValueT]
 _SumCodes: TypeAlias = Literal["+", "add", "sum", "plus"]
 # An exclusive scan without initial_value= or prefix_op=: only sums have an identity.
@@ -272,6 +282,20 @@ def load(
     auto_sync: bool = True,
 ) -> None: ...
 @overload
+def load(
+    src: _HalfArray,
+    offset: int | np.integer[Any],
+    items: _WideItems,
+    *,
+    valid_items: int | np.integer[Any] | None = None,
+    oob_default: int | float | np.floating[Any] | None = None,
+    algorithm: _TileAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+@overload
 def store(
     dst: NDArray[ValueT],
     offset: int | np.integer[Any],
@@ -323,6 +347,20 @@ def store(
     field: str | tuple[str, ...] | None = None,
     algorithm: _TileAlgorithmLike | None = None,
     temp_storage: None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+@overload
+def store(  # type: ignore[overload-cannot-match]
+    dst: _HalfArray,
+    offset: int | np.integer[Any],
+    items: _WideItems,
+    *,
+    valid_items: int | np.integer[Any] | None = None,
+    field: None = None,
+    algorithm: _TileAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,

@@ -25,6 +25,7 @@ from scan.block import (
     ValueT,
     _AnyPrefixOp,
     _ExclusiveSeedlessOpLike,
+    _HalfArray,
     _InitialLike,
     _ModeCodes,
     _PyScalarT,
@@ -38,6 +39,7 @@ from scan.block import (
     _StateArray,
     _StatelessLike,
     _Threads,
+    _WideItems,
 )
 from statefn import StatefulFunction
 
@@ -1080,6 +1082,19 @@ def load(
     items_per_thread: int | None = None,
 ) -> None: ...
 @overload
+def load(
+    src: _HalfArray,
+    offset: int | np.integer[Any],
+    items: _WideItems,
+    *,
+    valid_items: int | np.integer[Any] | None = None,
+    oob_default: int | float | np.floating[Any] | None = None,
+    algorithm: _WarpIOAlgorithmLike | None = None,
+    lanes: int = 32,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+) -> None: ...
+@overload
 def store(
     dst: NDArray[ValueT],
     offset: int | np.integer[Any],
@@ -1096,6 +1111,18 @@ def store(
     dst: NDArray[np.void],
     offset: int | np.integer[Any],
     items: NDArray[np.void],
+    *,
+    valid_items: int | np.integer[Any] | None = None,
+    algorithm: _WarpIOAlgorithmLike | None = None,
+    lanes: int = 32,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+) -> None: ...
+@overload
+def store(  # type: ignore[overload-cannot-match]
+    dst: _HalfArray,
+    offset: int | np.integer[Any],
+    items: _WideItems,
     *,
     valid_items: int | np.integer[Any] | None = None,
     algorithm: _WarpIOAlgorithmLike | None = None,

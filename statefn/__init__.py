@@ -40,6 +40,7 @@ from ._descriptors import (
 )
 from ._dtypes import (
     MAX_RECORD_FIELDS,
+    RECORD_FIELD_DTYPES,
     STATE_DTYPES,
     RecordField,
     as_value_dtype,
@@ -63,6 +64,7 @@ from ._normalize import PrefixDescriptor, Role, normalize, scan_op, stateful, st
 __all__ = [
     "BUILTIN_OPERATORS",
     "MAX_RECORD_FIELDS",
+    "RECORD_FIELD_DTYPES",
     "STATE_DTYPES",
     "ArityError",
     "BuiltinOperator",

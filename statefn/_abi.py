@@ -140,8 +140,9 @@ def result_error(
     """The error for a callback whose result cannot be a scan value, in both backends' words.
 
     *returned* is ``"none"`` (no return statement, or a path without one),
-    ``"array"``, ``"record"``, or a short description of another result. The
-    message names the callback and the line of its ``def`` as a traceback does.
+    ``"array"``, ``"record"``, ``"complex:<its dtype>"`` (a complex number
+    for real values), or a short description of another result. The message
+    names the callback and the line of its ``def`` as a traceback does.
     """
     fn = callback_function(descriptor.op)
     code = getattr(fn, "__code__", None)
@@ -179,6 +180,16 @@ def result_error(
     elif returned == "record" and not is_record(value_dtype):
         got = "returned a record (such as state[0] of a record state)"
         fix = f"{expected}: one of its fields (state[0].total) or a number computed from them"
+    elif returned.startswith("complex:"):
+        got = (
+            f"returned a {returned.partition(':')[2]} number but the values are "
+            f"{dtype_name(value_dtype)}: converting it would drop its imaginary part"
+        )
+        fix = (
+            "a real number: its real part (prefix.real) or its magnitude (abs(prefix)) if "
+            "that is what the scan needs, or scan complex values (load them into complex64 "
+            "items)"
+        )
     else:
         got = f"returned {'a record' if returned == 'record' else returned}"
         fix = f"{expected}, e.g. {example}"
@@ -224,11 +235,17 @@ def pointer_abi(descriptor: Descriptor, value_dtype: npt.DTypeLike) -> tuple[str
     return symbol, f'extern "C" __device__ int {symbol}({_PARAMS[kind]});'
 
 
-def result_kind(got: Any, types: Any, *, record: bool) -> str | None:
+def result_kind(got: Any, types: Any, *, record: bool, complex_values: bool = True) -> str | None:
     """How :func:`result_error` names a callback's inferred return type *got*, or
-    None when it can become a value (*types*: the front end's Numba types module)."""
+    None when it can become a value (*types*: the front end's Numba types module).
+
+    A complex result is ``"complex:<type>"`` unless the values are complex
+    (*complex_values*).
+    """
     if got == types.none or isinstance(got, types.NoneType | types.Optional):
         return "none"
+    if not complex_values and isinstance(got, types.Complex):
+        return f"complex:{got}"
     if isinstance(got, types.Array):
         return "array"
     if isinstance(got, types.Record):

@@ -23,6 +23,7 @@ from ._errors import StateDtypeError
 
 __all__ = [
     "MAX_RECORD_FIELDS",
+    "RECORD_FIELD_DTYPES",
     "STATE_DTYPES",
     "RecordField",
     "as_numeric_dtype",
@@ -31,16 +32,16 @@ __all__ = [
     "dtype_code",
     "dtype_key",
     "dtype_name",
+    "is_bfloat16",
+    "is_complex",
+    "is_half",
     "is_record",
     "record_fields",
     "record_tuple",
 ]
 
-#: The allowed state dtypes, in a fixed order (docs and messages list them so).
-#: float16 is deliberately absent: no CUB/NVRTC scan path for ``__half``
-#: state or values is built or tested here, and Numba's float16 arithmetic on
-#: the device needs intrinsics the callbacks would not get by default.
-STATE_DTYPES: tuple[np.dtype[Any], ...] = tuple(
+#: The numeric dtypes a record's fields may have, in a fixed order.
+RECORD_FIELD_DTYPES: tuple[np.dtype[Any], ...] = tuple(
     np.dtype(name)
     for name in (
         "int8",
@@ -56,8 +57,49 @@ STATE_DTYPES: tuple[np.dtype[Any], ...] = tuple(
     )
 )
 
+#: The allowed state dtypes, in a fixed order (docs and messages list them so):
+#: the record fields' numeric dtypes, float16, and the complex dtypes. bfloat16
+#: is allowed too, as ``ml_dtypes.bfloat16`` (NumPy's de-facto bfloat16 dtype,
+#: an optional dependency: :func:`is_bfloat16`), which this tuple cannot hold
+#: without importing it.
+STATE_DTYPES: tuple[np.dtype[Any], ...] = (
+    *RECORD_FIELD_DTYPES[:8],
+    np.dtype("float16"),
+    *RECORD_FIELD_DTYPES[8:],
+    np.dtype("complex64"),
+    np.dtype("complex128"),
+)
+
 _BY_STR: dict[str, np.dtype[Any]] = {dt.str: dt for dt in STATE_DTYPES}
-_ALLOWED_TEXT = ", ".join(dt.name for dt in STATE_DTYPES)
+_FIELDS_BY_STR: dict[str, np.dtype[Any]] = {dt.str: dt for dt in RECORD_FIELD_DTYPES}
+_ALLOWED_TEXT = ", ".join(dt.name for dt in STATE_DTYPES) + ", bfloat16 (ml_dtypes.bfloat16)"
+_FIELD_TEXT = ", ".join(dt.name for dt in RECORD_FIELD_DTYPES)
+
+
+def is_bfloat16(dt: np.dtype[Any] | None) -> bool:
+    """Whether *dt* is bfloat16 (``ml_dtypes.bfloat16``, NumPy's de-facto bfloat16 dtype).
+
+    Told without importing ``ml_dtypes``: its dtype is a two-byte ``V`` kind
+    named ``bfloat16`` whose scalar type comes from the ``ml_dtypes`` package.
+    """
+    return (
+        dt is not None
+        and dt.kind == "V"
+        and dt.names is None
+        and dt.itemsize == 2
+        and dt.name == "bfloat16"
+        and getattr(dt.type, "__module__", "").partition(".")[0] == "ml_dtypes"
+    )
+
+
+def is_half(dt: np.dtype[Any] | None) -> bool:
+    """Whether *dt* is a two-byte float: float16 or bfloat16."""
+    return dt is not None and (dt == np.dtype(np.float16) or is_bfloat16(dt))
+
+
+def is_complex(dt: np.dtype[Any] | None) -> bool:
+    """Whether *dt* is complex64 or complex128."""
+    return dt is not None and dt.names is None and dt.kind == "c"
 
 
 def _spelling(obj: object) -> str:
@@ -69,10 +111,11 @@ def _spelling(obj: object) -> str:
 
 
 def as_numeric_dtype(obj: npt.DTypeLike, *, what: str = "state dtype") -> np.dtype[Any]:
-    """Canonicalise a dtype spelling to one of :data:`STATE_DTYPES`.
+    """Canonicalise a dtype spelling to one of :data:`STATE_DTYPES`, or bfloat16.
 
     Idempotent (``attrs.evolve`` reruns converters). Every NumPy spelling is
-    accepted: ``np.int64``, ``"int64"``, ``"i8"``, ``np.dtype("i8")``.
+    accepted: ``np.int64``, ``"int64"``, ``"i8"``, ``np.dtype("i8")``; bfloat16
+    is ``ml_dtypes.bfloat16`` (or ``"bfloat16"`` once ``ml_dtypes`` is imported).
 
     Parameters
     ----------
@@ -109,11 +152,11 @@ def as_numeric_dtype(obj: npt.DTypeLike, *, what: str = "state dtype") -> np.dty
             f"{what} {dt.str} has non-native byte order; expected a native-order "
             f"dtype, one of {_ALLOWED_TEXT}. Use {dt.newbyteorder('=').name} instead."
         )
+    if is_bfloat16(dt):
+        return dt
     canonical = _BY_STR.get(dt.str) if dt.names is None and dt.subdtype is None else None
     if canonical is None:
-        if dt == np.dtype(np.float16):
-            why = " (float16 has no tested CUB scan path here)"
-        elif dt.names is not None:
+        if dt.names is not None:
             why = " (a record here: a scalar is needed)"
         elif dt.subdtype is not None:
             why = " (a state is one item per thread, not a sub-array)"
@@ -197,15 +240,22 @@ def _as_record_dtype(dt: np.dtype[Any], what: str) -> np.dtype[Any]:
         if fmt.names is not None or fmt.subdtype is not None:
             raise StateDtypeError(
                 f"{what} {dt} has a nested record or sub-array field {name!r} ({fmt}); record "
-                f"fields must be numeric scalars, one of {_ALLOWED_TEXT}. Flatten it into "
+                f"fields must be numeric scalars, one of {_FIELD_TEXT}. Flatten it into "
                 "scalar fields"
             )
-        if _BY_STR.get(fmt.str) is None:
+        if _FIELDS_BY_STR.get(fmt.str) is None or is_bfloat16(fmt):
+            why = ""
+            if is_half(fmt) or is_complex(fmt):
+                why = (
+                    " (half-precision and complex fields are not supported: keep half data in "
+                    "arrays of its own and load it into float32 fields, which widens it "
+                    "exactly; split a complex field into two float fields)"
+                )
             raise StateDtypeError(
-                f"{what} {dt} has the field {name!r} of dtype {fmt}, which is not supported; "
-                f"record fields must be native numeric scalars, one of {_ALLOWED_TEXT}"
+                f"{what} {dt} has the field {name!r} of dtype {fmt}, which is not supported"
+                f"{why}; record fields must be native numeric scalars, one of {_FIELD_TEXT}"
             )
-        formats.append(_BY_STR[fmt.str])
+        formats.append(_FIELDS_BY_STR[fmt.str])
     offsets, size, _ = _c_layout(formats)
     if [int(fields[n][1]) for n in names] != offsets or dt.itemsize != size:
         raise StateDtypeError(
@@ -221,7 +271,7 @@ def as_value_dtype(obj: npt.DTypeLike, *, what: str = "value dtype") -> np.dtype
 
     Scalars are as :func:`as_numeric_dtype` accepts them. A record is a NumPy
     structured dtype of 1 to :data:`MAX_RECORD_FIELDS` fields, each a native
-    numeric scalar of :data:`STATE_DTYPES`, whose offsets and size are those
+    numeric scalar of :data:`RECORD_FIELD_DTYPES`, whose offsets and size are those
     of the C struct with the same members in order (``align=True`` gives
     that; so does any packed dtype whose fields need no padding). Its
     canonical form is the aligned structured dtype (``isalignedstruct``).
@@ -248,10 +298,13 @@ def dtype_key(dt: np.dtype[Any] | None) -> str:
     """A canonical text naming a value or state dtype: ``dt.str`` for scalars.
 
     For records it names every field's name, dtype and offset and the
-    itemsize (``dt.str`` alone, ``|V8``, would make two records collide).
+    itemsize (``dt.str`` alone, ``|V8``, would make two records collide);
+    bfloat16 is ``bfloat16`` (its ``dt.str``, ``<V2``, names any two bytes).
     """
     if dt is None:
         return "none"
+    if is_bfloat16(dt):
+        return "bfloat16"
     if dt.names is None:
         return dt.str
     parts = ",".join(f"{f.name}:{f.dtype.str}@{f.offset}" for f in record_fields(dt))
@@ -287,16 +340,20 @@ def dtype_code(dt: np.dtype[Any] | None) -> str:
     Parameters
     ----------
     dt : numpy.dtype or None
-        A dtype from :data:`STATE_DTYPES`, a record dtype, or None for "no state".
+        A dtype from :data:`STATE_DTYPES`, bfloat16, a record dtype, or None for
+        "no state".
 
     Returns
     -------
     str
-        Kind character plus item size, valid inside a C identifier; for a
-        record ``r`` plus its size and 10 hex digits of :func:`dtype_key`.
+        Kind character plus item size, valid inside a C identifier
+        (``bf2`` for bfloat16); for a record ``r`` plus its size and 10 hex
+        digits of :func:`dtype_key`.
     """
     if dt is None:
         return "none"
+    if is_bfloat16(dt):
+        return "bf2"
     if dt.names is not None:
         digest = hashlib.sha256(dtype_key(dt).encode()).hexdigest()[:10]
         return f"r{dt.itemsize}x{digest}"

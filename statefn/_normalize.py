@@ -10,7 +10,7 @@ spellings users write.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, Literal, Protocol, TypeAlias, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeAlias, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -34,11 +34,28 @@ __all__ = ["PrefixDescriptor", "Role", "normalize", "scan_op", "stateful", "stat
 #: The roles a callable can be normalised for.
 Role: TypeAlias = Literal["prefix", "scan_op"]
 ValueT_co = TypeVar("ValueT_co", bound=np.generic, covariant=True)
-# The state types of _StatefulDecorator's overloads: integers, and the rest.
+# The state types of _StatefulDecorator's overloads: integers, half-precision
+# floats, complex numbers, and the rest.
 _IntegerStateT = TypeVar("_IntegerStateT", bound=np.integer[Any])
 _OtherStateT = TypeVar("_OtherStateT", np.float32, np.float64, np.void)
+_ComplexStateT = TypeVar("_ComplexStateT", np.complex64, np.complex128)
+_HalfOrComplexStateT = TypeVar("_HalfOrComplexStateT", np.complex64, np.complex128)
 #: The value type of a callback with an integer state (named for mypy's message).
 IntegerStateNeedsIntegerValues = TypeVar("IntegerStateNeedsIntegerValues", bound=np.integer[Any])
+#: The value type of a callback with a float16 state: float16 (a wider one would be
+#: truncated; bfloat16's range exceeds float16's). Named for mypy's message.
+Float16StateNeedsFloat16Values = TypeVar("Float16StateNeedsFloat16Values", bound=np.float16)
+#: The value type of a callback with a complex state: complex (a real value could
+#: not hold the complex prefix the state carries). Named for mypy's message.
+ComplexStateNeedsComplexValues = TypeVar(
+    "ComplexStateNeedsComplexValues", bound=np.complexfloating[Any, Any]
+)
+if TYPE_CHECKING:
+    # bfloat16 as a type: numba-stubs' companion stubs of ml_dtypes declare it a class
+    from ml_dtypes import bfloat16
+
+    #: The value type of a callback with a bfloat16 state: bfloat16.
+    BFloat16StateNeedsBFloat16Values = TypeVar("BFloat16StateNeedsBFloat16Values", bound=bfloat16)
 
 #: What :func:`normalize` returns for ``role="prefix"``.
 PrefixDescriptor: TypeAlias = StatefulFunction[Any, Any] | StatelessFunction[Any]
@@ -97,6 +114,10 @@ class _StatefulDecorator(Generic[StateT]):
         self: _StatefulDecorator[_OtherStateT], op: type[_StatefulFunctor[ValueT]]
     ) -> StatefulFunction[_OtherStateT, ValueT]: ...
     @overload
+    def __call__(
+        self: _StatefulDecorator[_HalfOrComplexStateT], op: type[_StatefulFunctor[ValueT]]
+    ) -> StatefulFunction[_HalfOrComplexStateT, ValueT]: ...
+    @overload
     def __call__(self, op: type[_RecordStatefulFunctor]) -> StatefulFunction[StateT, Any]: ...
     @overload
     def __call__(
@@ -106,6 +127,22 @@ class _StatefulDecorator(Generic[StateT]):
             IntegerStateNeedsIntegerValues,
         ],
     ) -> StatefulFunction[_IntegerStateT, IntegerStateNeedsIntegerValues]: ...
+    @overload
+    def __call__(
+        self: _StatefulDecorator[bfloat16],
+        op: Callable[
+            [npt.NDArray[bfloat16], BFloat16StateNeedsBFloat16Values],
+            BFloat16StateNeedsBFloat16Values,
+        ],
+    ) -> StatefulFunction[bfloat16, BFloat16StateNeedsBFloat16Values]: ...
+    @overload
+    def __call__(
+        self: _StatefulDecorator[_ComplexStateT],
+        op: Callable[
+            [npt.NDArray[_ComplexStateT], ComplexStateNeedsComplexValues],
+            ComplexStateNeedsComplexValues,
+        ],
+    ) -> StatefulFunction[_ComplexStateT, ComplexStateNeedsComplexValues]: ...
     @overload
     def __call__(
         self: _StatefulDecorator[_OtherStateT],
@@ -119,6 +156,34 @@ class _StatefulDecorator(Generic[StateT]):
         return StatefulFunction(op, self._state_dtype, self._name)
 
 
+class _Float16StatefulDecorator(Protocol):
+    """What ``stateful(np.float16)`` is to static types: a callback of float16 values.
+
+    A decorator of its own because NumPy's stubs make float16 a subtype of
+    float32 (``floating[_16Bit]`` of ``floating[_32Bit]``): the float32 overloads
+    of :class:`_StatefulDecorator` would take a float16 state beside float32
+    values, whose aggregate it cannot hold (the plan refuses that).
+    """
+
+    @overload
+    def __call__(
+        self, op: type[_StatefulFunctor[Float16StateNeedsFloat16Values]], /
+    ) -> StatefulFunction[np.float16, Float16StateNeedsFloat16Values]: ...
+    @overload
+    def __call__(
+        self,
+        op: Callable[
+            [npt.NDArray[np.float16], Float16StateNeedsFloat16Values],
+            Float16StateNeedsFloat16Values,
+        ],
+        /,
+    ) -> StatefulFunction[np.float16, Float16StateNeedsFloat16Values]: ...
+
+
+@overload
+def stateful(
+    state_dtype: type[np.float16] | np.dtype[np.float16], *, name: str | None = None
+) -> _Float16StatefulDecorator: ...
 @overload
 def stateful(
     state_dtype: type[StateT], *, name: str | None = None

@@ -68,7 +68,9 @@ def _cccl_3_0() -> tuple[dict[str, str], str | None]:
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "statefn-scan-tests"
     folder = cache / "-".join(w.replace("==", "-") for w in cccl.PINNED_WHEELS)
     include = folder / cccl.WHEEL_INCLUDE
-    if not include.is_dir():
+    members = getattr(cccl, "PINNED_MEMBERS", tuple(cccl.PINNED_WHEELS.values()))
+    # a folder unpacked before a member was added lacks it: unpacked again
+    if not include.is_dir() or not all(any(folder.glob(m + "*")) for m in members):
         wheels = list(cccl.PINNED_WHEELS)
         print(f"\n=== CCCL 3.0 headers: downloading {' '.join(wheels)}", flush=True)
         with tempfile.TemporaryDirectory() as tmp:
@@ -78,8 +80,7 @@ def _cccl_3_0() -> tuple[dict[str, str], str | None]:
                 unpacked = Path(tmp) / "unpacked"
                 for wheel in Path(tmp).glob("*.whl"):
                     with zipfile.ZipFile(wheel) as z:
-                        prefixes = tuple(cccl.PINNED_WHEELS.values())
-                        z.extractall(unpacked, [n for n in z.namelist() if n.startswith(prefixes)])
+                        z.extractall(unpacked, [n for n in z.namelist() if n.startswith(members)])
                 folder.parent.mkdir(parents=True, exist_ok=True)
                 shutil.rmtree(folder, ignore_errors=True)
                 shutil.move(str(unpacked), folder)

@@ -41,6 +41,7 @@ stubs = site / "numba-stubs"
 assert (stubs / "cuda" / "__init__.pyi").is_file(), "numba-stubs/cuda/__init__.pyi missing"
 marker = (stubs / "py.typed").read_text().strip()
 assert marker == "partial", "numba-stubs/py.typed must say partial"
+assert (site / "ml_dtypes-stubs" / "__init__.pyi").is_file(), "ml_dtypes-stubs missing"
 assert statefn.__version__ == scan.__version__ == importlib.metadata.version("statefn-scan")
 print("wheel contents ok:", sorted(statefn.__all__)[:3], "...", sorted(scan.__all__))
 """

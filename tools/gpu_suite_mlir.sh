@@ -74,7 +74,8 @@ t0=$(date +%s)
 timeout "${MLIR_TEST_TIMEOUT:-300}" "$PY" -m pytest -q -p no:cacheprovider -W "$WARN" \
     tests/gpu/test_mlir_gpu.py tests/gpu/test_mlir_records_gpu.py tests/gpu/test_mlir_reduce_gpu.py \
     tests/gpu/test_mlir_reverse_gpu.py tests/gpu/test_mlir_warp_gpu.py \
-    tests/gpu/test_mlir_lookback_gpu.py tests/scan/test_mlir_compile.py \
+    tests/gpu/test_mlir_lookback_gpu.py tests/gpu/test_mlir_half_complex_gpu.py \
+    tests/scan/test_mlir_compile.py \
     tests/scan/test_mlir_reduce.py tests/scan/test_mlir_reverse.py tests/scan/test_mlir_warp.py \
     tests/scan/test_mlir_lookback.py \
     --junitxml="$OUT/mlir_tests.xml" >"$OUT/mlir_tests.log" 2>&1

@@ -15,8 +15,11 @@ compiled for the requested compute capability, with or without a GPU
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import importlib
 import threading
+from collections.abc import Iterable, Iterator
 from types import CellType, FunctionType, ModuleType
 from typing import Any, cast
 
@@ -25,10 +28,67 @@ import numpy.typing as npt
 
 import statefn
 
-__all__ = ["lower"]
+__all__ = ["HELPER_MODULES", "helpers_of", "link_helpers", "lower"]
 
 _MEMO: dict[tuple[str, str, str, str, tuple[int, int]], statefn.LoweredCallback] = {}
 _LOCK = threading.Lock()
+
+#: numba-cuda's modules of C++ helper functions (its float16 and bfloat16
+#: arithmetic): their lowering writes each helper's source into the module's
+#: ``shim_stream`` and links the module's ``shim_obj``, which numba-cuda
+#: compiles when it links the kernel.
+HELPER_MODULES = ("numba.cuda._internal.cuda_fp16", "numba.cuda._internal.cuda_bf16")
+# the helpers each lowered callback calls, by its symbol
+_HELPERS: dict[str, tuple[tuple[str, str, str], ...]] = {}
+
+
+@contextlib.contextmanager
+def _recording_helpers() -> Iterator[list[tuple[str, str, str]]]:
+    """The C++ helpers numba-cuda's lowering asks for while a callback compiles.
+
+    A callback compiled on its own (``cuda.compile``) leaves numba-cuda's
+    helper object out; the kernel that calls it must link it instead, holding
+    the callback's helpers, also in a process that fetched the callback from
+    the cache. So the helpers' (module, name, source) are recorded here, and
+    :func:`link_helpers` writes them into the kernel's helper object.
+    """
+    found: list[tuple[str, str, str]] = []
+    patched = []
+    for name in HELPER_MODULES:
+        stream: Any = getattr(importlib.import_module(name), "shim_stream", None)
+        write = getattr(stream, "write_with_key", None)
+        if write is None:
+            continue
+
+        def record(key: str, source: str, _name: str = name, _write: Any = write) -> None:
+            found.append((_name, key, source))
+            _write(key, source)
+
+        stream.write_with_key = record
+        patched.append(stream)
+    try:
+        yield found
+    finally:
+        for stream in patched:
+            del stream.write_with_key  # the class's method again
+
+
+def helpers_of(symbol: str) -> tuple[tuple[str, str, str], ...]:
+    """The C++ helpers (module, name, source) the callback lowered as `symbol` calls."""
+    return _HELPERS.get(symbol, ())
+
+
+def link_helpers(library: Any, helpers: Iterable[tuple[str, str, str]]) -> None:
+    """Make `library` (a kernel's code library) link numba-cuda's helper objects for `helpers`.
+
+    Each helper's source goes into its module's helper stream (once: numba-cuda
+    keys the stream's entries), and the module's helper object joins the
+    kernel's link inputs (a set: once per kernel, with the kernel's own uses).
+    """
+    for module_name, key, source in helpers:
+        module = importlib.import_module(module_name)
+        module.shim_stream.write_with_key(key, source)
+        library.add_linking_file(module.shim_obj)
 
 
 def lower(
@@ -80,7 +140,9 @@ def lower(
         found = _MEMO.get(abi.key)
         if found is not None:
             return found
-        ltoir = _compile(descriptor, abi)
+        with _recording_helpers() as helpers:
+            ltoir = _compile(descriptor, abi)
+        _HELPERS[abi.symbol] = tuple(dict.fromkeys(helpers))
         lowered = statefn.LoweredCallback(
             symbol=abi.symbol,
             c_decl=abi.c_decl,
@@ -288,11 +350,11 @@ def _bad_result(exc: BaseException | None) -> _BadResultError | None:
     return None
 
 
-def _check_result(got: Any, *, record: bool) -> None:
+def _check_result(got: Any, *, record: bool, complex_values: bool = True) -> None:
     """Refuse a callback result type that cannot become a value (:func:`statefn.result_error`)."""
     from numba.cuda import types
 
-    returned = statefn.result_kind(got, types, record=record)
+    returned = statefn.result_kind(got, types, record=record, complex_values=complex_values)
     if returned is not None:
         raise _BadResultError(returned)
 
@@ -372,7 +434,7 @@ def _compile_numba(
         declared = signature(None, *arg_types, *omitted)
         cres = context.compile_subroutine(builder, user_op, declared, caching=False)
         got = cres.signature.return_type
-        _check_result(got, record=False)
+        _check_result(got, record=False, complex_values=value_dt.kind == "c")
         filler = [context.get_dummy_value() for _ in omitted]
         out = context.call_internal(builder, cres.fndesc, cres.signature, [*args, *filler])
         return context.cast(builder, out, got, VT)

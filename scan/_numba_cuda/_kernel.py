@@ -129,5 +129,9 @@ def _objects(request: CompileRequest) -> tuple[bytes, ...]:
 
 
 def _bytes(code: Any) -> bytes:
-    data = getattr(code, "data", code)
+    # numba-cuda's LTOIR objects hold .data; cuda.core's ObjectCode (numba-cuda's
+    # C++ helper functions, compiled for the kernel) holds .code
+    data = getattr(code, "data", None)
+    if data is None:
+        data = getattr(code, "code", code)
     return data.encode() if isinstance(data, str) else bytes(data)

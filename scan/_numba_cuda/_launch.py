@@ -275,7 +275,9 @@ _STREAM_ERROR = (
 def _packer(ty: Any, types: Any, as_dtype: Callable[[Any], Any]) -> Any:
     """How a value of Numba type `ty` becomes the kernel's parameters (numba-cuda's ABI)."""
     if isinstance(ty, types.Array):
-        return _array_packer(ty, as_dtype(ty.dtype).itemsize)
+        # bfloat16 has no NumPy dtype of numba-cuda's own (ml_dtypes gives it one)
+        bfloat16 = ty.dtype == getattr(types, "bfloat16", None)
+        return _array_packer(ty, 2 if bfloat16 else as_dtype(ty.dtype).itemsize)
     if isinstance(ty, types.Boolean):
         return _scalar(bool)
     if isinstance(ty, types.Integer):

@@ -39,7 +39,7 @@ from .._primitives import for_plan
 from .._spec import AbiOperand
 from .._toolchain import nvvm_version
 from . import _linkcache
-from ._callbacks import lower
+from ._callbacks import helpers_of, link_helpers, lower
 from ._typing import FUNCTIONS, KERNEL_GROUPS, declared_threads, fold_signature, typed_plan
 
 __all__ = ["CALLBACKS", "NumbaCallbacks", "current_cc"]
@@ -67,7 +67,12 @@ class NumbaCallbacks:
         """Compile `descriptor` to the pointer ABI with Numba."""
         nvvm_version()  # a missing NVVM is a ToolchainError, not a callback's fault
         lowered = lower(descriptor, value_dtype, cc=cc)
-        return CompiledCallback(symbol=lowered.symbol, c_decl=lowered.c_decl, ltoir=lowered.ltoir)
+        return CompiledCallback(
+            symbol=lowered.symbol,
+            c_decl=lowered.c_decl,
+            ltoir=lowered.ltoir,
+            helpers=helpers_of(lowered.symbol),
+        )
 
 
 #: The numba-cuda front end's callback compiler.
@@ -131,10 +136,46 @@ def _scalar_slot(
     context: Any, builder: ir.IRBuilder, value: Any, from_ty: Any, to_ty: Any
 ) -> ir.Value:
     """A stack slot holding ``value`` converted to ``to_ty``, as ``i8*``."""
-    converted = context.cast(builder, value, from_ty, to_ty)
+    if to_ty == types.bfloat16 and from_ty != types.bfloat16:
+        converted = _to_bfloat16(builder, context.cast(builder, value, from_ty, types.float64))
+    else:
+        converted = context.cast(builder, value, from_ty, to_ty)
     slot = cgutils.alloca_once(builder, context.get_value_type(to_ty))
     builder.store(converted, slot)
     return builder.bitcast(slot, _I8P)
+
+
+def _to_bfloat16(builder: ir.IRBuilder, value: ir.Value) -> ir.Value:
+    """A double rounded to the nearest bfloat16 (ties to even), as numba-cuda's ``i16``.
+
+    numba-cuda converts to bfloat16 through C++ helper functions (link inputs
+    of the kernel); this is the conversion in a few integer instructions:
+    the double rounded to float32 to odd (exact where it fits, else the
+    float32 toward zero with its last bit set), then to bfloat16 to nearest,
+    ties to even, which rounds the double correctly (float32 has more than
+    twice bfloat16's 8 significant bits).
+    """
+    f64, f32, i32 = ir.DoubleType(), ir.FloatType(), ir.IntType(32)
+    single = builder.fptrunc(value, f32)
+    back = builder.fpext(single, f64)
+    inexact = builder.fcmp_ordered("!=", back, value)
+    # rounded away from zero (the float has the double's sign; NVVM has no llvm.fabs)
+    negative = builder.fcmp_ordered("<", value, ir.Constant(f64, 0.0))
+    away = builder.select(
+        negative,
+        builder.fcmp_ordered("<", back, value),
+        builder.fcmp_ordered(">", back, value),
+    )
+    bits = builder.bitcast(single, i32)
+    bits = builder.sub(bits, builder.zext(builder.and_(inexact, away), i32))
+    bits = builder.or_(bits, builder.zext(inexact, i32))
+    # to nearest, ties to even: add 0x7fff and the lowest bit kept, then truncate
+    kept = builder.and_(builder.lshr(bits, ir.Constant(i32, 16)), ir.Constant(i32, 1))
+    rounded = builder.add(bits, builder.add(kept, ir.Constant(i32, 0x7FFF)))
+    nan = builder.fcmp_unordered("uno", single, single)
+    quiet = builder.or_(bits, ir.Constant(i32, 0x400000))  # a NaN stays a (quiet) NaN
+    chosen = builder.select(nan, quiet, rounded)
+    return builder.trunc(builder.lshr(chosen, ir.Constant(i32, 16)), ir.IntType(16))
 
 
 def _record_pointer(builder: ir.IRBuilder, value: Any) -> ir.Value:
@@ -219,6 +260,7 @@ def _emit_call(
     library = context.active_code_library
     for item in built.link:
         library.add_linking_file(_LINK_OBJECTS.get(item.symbol, cc, item.ltoir))
+        link_helpers(library, item.helpers)
     _linkcache.attach(library)
 
 

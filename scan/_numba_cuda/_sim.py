@@ -61,6 +61,7 @@ from .._plan import (
     TileIOPlan,
     TupleFact,
     ZipFact,
+    check_operand_range,
     tile_size,
 )
 from .._primitives import for_call, for_plan
@@ -354,7 +355,7 @@ def _local_array(buffer: np.ndarray[Any, Any]) -> _LocalArray:
     if buffer.dtype.names is not None:
         buffer = buffer.view(np.dtype((np.record, buffer.dtype)))
     array = buffer.view(_LocalArray)
-    if array.dtype.kind == "f":
+    if array.dtype.kind in "fc" or statefn.dtype_key(array.dtype) == "bfloat16":
         np.ndarray.fill(array, np.nan)
     else:
         array.view(np.uint8)[...] = 0xA5
@@ -677,6 +678,17 @@ def _cast(value: Any, dtype: np.dtype[Any]) -> Any:
     return np.asarray(value).astype(dtype)[()]
 
 
+def _scalar_operand(function: str, what: str, value: Any, dtype: np.dtype[Any]) -> Any:
+    """A scalar operand (``oob_default=``, ``initial_value=``) as a value of *dtype*.
+
+    A number outside the range of half-precision values is refused as the
+    compiler refuses a constant (:func:`scan._plan.check_operand_range`).
+    """
+    if not isinstance(value, tuple):
+        check_operand_range(function, what, value, np.asarray(value).dtype, dtype)
+    return _cast(value, dtype)
+
+
 def _combiner(op: statefn.ScanOperator, dtype: np.dtype[Any]) -> Callable[[Any, Any], Any]:
     """``op(a, b)`` on scalars of *dtype*, with the generated C++'s semantics."""
     builtin = op.builtin
@@ -721,6 +733,8 @@ def _returned(value: Any, dtype: np.dtype[Any]) -> str | None:
             return f"a tuple of {len(value)} items"
     elif isinstance(value, tuple | list | dict | str | bytes):
         return f"a value of type {type(value).__name__}"
+    elif dtype.kind != "c" and isinstance(value, complex | np.complexfloating):
+        return f"complex:{np.asarray(value).dtype}"
     return None
 
 
@@ -1026,6 +1040,9 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
         items = np.array(values[: plan.items_per_thread], dtype=dtype)
 
     unfilled = _items_to_check(plan, values)
+    initial = None
+    if plan.has_initial_value:
+        initial = _scalar_operand(plan.function, "initial_value", options["initial_value"], dtype)
 
     def deposit(call: _Call) -> None:
         call.items[rank] = items
@@ -1035,7 +1052,7 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
         if rank == 0:
             call.source = getattr(values, "tile_source", None)
         if rank == 0 and plan.has_initial_value:
-            call.initial_value = _cast(options["initial_value"], dtype)
+            call.initial_value = initial
 
     block, seq, call = _rendezvous(thread, plan, _Call, deposit, _Call.compute)
     if plan.prefix_op is not None:
@@ -1317,7 +1334,9 @@ def _warp_scan(thread: Any, plan: Any, options: Mapping[str, Any]) -> Any:
     else:
         items = np.array(values[: plan.items_per_thread], dtype=dtype)
     unfilled = _items_to_check(plan, values)
-    initial = _cast(options["initial_value"], dtype) if plan.has_initial_value else None
+    initial = None
+    if plan.has_initial_value:
+        initial = _scalar_operand(plan.function, "initial_value", options["initial_value"], dtype)
 
     block = _block_state(thread, plan.threads)
     seq = block.warp_sequence[rank]
@@ -1706,7 +1725,12 @@ def _move_items(
     with np.errstate(all="ignore"):
         if plan.direction == "load":
             oob = options.get("oob_default")
-            fill = None if oob is None else _cast(oob, plan.value_dtype)
+            function = getattr(plan, "function", plan.direction)
+            fill = (
+                None
+                if oob is None
+                else _scalar_operand(function, "oob_default", oob, plan.value_dtype)
+            )
             origin = getattr(items, "origin", None)
             for i, pos in enumerate(positions):
                 if pos < valid:

@@ -51,6 +51,7 @@ from .._numba_facts import (
     Rejection,
     TypedPlans,
     decode_call_facts,
+    decode_call_values,
     typeof_status,
 )
 from .._plan import Block, check_launch_bounds
@@ -252,8 +253,9 @@ def _launch_block(name: str) -> Block | None:
 
 
 def _plan(name: str, bound: Mapping[str, Any], hidden: Any) -> Any:
-    lengths, memory, _ = decode_call_facts(FACTS.literal(name, LENGTHS_KW, hidden))
-    facts = collect_facts(name, bound, FACTS.converters(lengths, memory))
+    text = FACTS.literal(name, LENGTHS_KW, hidden)
+    lengths, memory, _ = decode_call_facts(text)
+    facts = collect_facts(name, bound, FACTS.converters(lengths, memory, decode_call_values(text)))
     return plan_call(name, facts, _launch_block(name))
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "MlirCallbacks",
     "field_pointer",
     "load_value",
+    "real_result",
     "record_fields_of",
     "refused_results",
     "store_fields",
@@ -68,27 +69,31 @@ def _renamed(fn: FunctionType, qualname: str) -> FunctionType:
     return clone
 
 
-def _wrapper(kind: str, op: Any, state_dtype: np.dtype[Any] | None) -> Any:
+def _wrapper(
+    kind: str, op: Any, state_dtype: np.dtype[Any] | None, value_dtype: np.dtype[Any]
+) -> Any:
     from numba_cuda_mlir import cuda
 
+    # real values: a complex result is refused (numba-cuda-mlir would store its real part)
+    real = real_result(value_dtype)
     if kind == "stateful":
         dtype = state_dtype
 
         def stateful(result: Any, state: Any, aggregate: Any) -> int:
-            result[0] = op(cuda.carray(state, 1, dtype), aggregate[0])
+            result[0] = real(op(cuda.carray(state, 1, dtype), aggregate[0]))
             return 0
 
         return stateful
     if kind == "stateless":
 
         def stateless(result: Any, aggregate: Any) -> int:
-            result[0] = op(aggregate[0])
+            result[0] = real(op(aggregate[0]))
             return 0
 
         return stateless
 
     def binary(result: Any, lhs: Any, rhs: Any) -> int:
-        result[0] = op(lhs[0], rhs[0])
+        result[0] = real(op(lhs[0], rhs[0]))
         return 0
 
     return binary
@@ -147,7 +152,9 @@ def _result_kind(
             )
     except Exception:
         return None
-    return statefn.result_kind(resty, types, record=value_dtype.names is not None)
+    return statefn.result_kind(
+        resty, types, record=value_dtype.names is not None, complex_values=value_dtype.kind == "c"
+    )
 
 
 class MlirCallbacks:
@@ -199,7 +206,7 @@ class MlirCallbacks:
             wrapper = _record_wrapper(kind, op, value_dtype, state_dt)
             argtypes: tuple[Any, ...] = (types.voidptr,) * (2 if kind == "stateless" else 3)
         else:
-            wrapper = _wrapper(kind, op, state_dt)
+            wrapper = _wrapper(kind, op, state_dt, value_dtype)
             value = types.CPointer(from_dtype(value_dtype))
             if kind == "stateful":
                 argtypes = (value, types.CPointer(from_dtype(state_dt)), value)
@@ -328,6 +335,36 @@ def _cached(kind: str, dtype: np.dtype[Any], make: Any) -> Any:
 def load_value(dtype: np.dtype[Any]) -> Any:
     """An intrinsic ``load(ptr)``: the value of `dtype` at a ``void*`` (records as named tuples)."""
     return _cached("load", dtype, _make_load)
+
+
+def real_result(dtype: np.dtype[Any]) -> Any:
+    """An intrinsic ``real(value)`` returning `value`; for real values of `dtype` it refuses
+    a complex one.
+
+    Its typing records the refusal (:func:`refused_results`) and fails the
+    compile, as :func:`store_value` does for results that cannot be values.
+    """
+    kind = np.dtype(np.complex128 if dtype.kind == "c" else np.float64)
+    return _cached("real", kind, _make_real)
+
+
+def _make_real(dtype: np.dtype[Any]) -> Any:
+    from numba_cuda_mlir import extending
+    from numba_cuda_mlir.numba_cuda import types
+    from numba_cuda_mlir.numba_cuda.typing.templates import signature
+
+    @extending.intrinsic  # type: ignore[untyped-decorator]
+    def scan_real_result(typingctx: Any, value: Any) -> Any:
+        if dtype.kind != "c" and isinstance(value, types.Complex):
+            refused_results().append(f"complex:{value}")
+            return None
+
+        def codegen(lower: Any, target: Any, args: Any, kws: Any) -> None:
+            lower.store_var(target, lower.load_var(args[0]))
+
+        return signature(value, value), codegen
+
+    return scan_real_result
 
 
 def store_value(dtype: np.dtype[Any]) -> Any:

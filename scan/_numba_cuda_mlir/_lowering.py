@@ -58,9 +58,12 @@ from numba_cuda_mlir.lowering_utilities import (
     get_or_insert_function,
     get_storage_type,
     llvm_ptr_add_bytes,
+    llvm_ptr_load,
+    llvm_ptr_store,
     memref_data_pointer,
     memref_to_llvm_ptr,
     storage_to_value,
+    to_llvm_storable_type,
     value_to_storage,
 )
 from numba_cuda_mlir.numba_cuda import types
@@ -186,12 +189,16 @@ class _Call:
         return memref_data_pointer(self.value(param))
 
     def slot(self, param: str, to: Any) -> ir.Value:
-        """A stack slot holding a scalar argument converted to `to`."""
+        """A stack slot holding a scalar argument converted to `to`.
+
+        A complex number is stored as its two parts (NumPy's layout), which
+        is how numba-cuda-mlir keeps one in memory.
+        """
         src = types.unliteral(self.types[param])
         signed = get_conversion_signedness(src, to)
         stored = value_to_storage(to, self.value(param), signed=signed)
-        slot = self.lower.alloca(get_storage_type(to))
-        llvm.store(stored, slot)
+        slot = self.lower.alloca(to_llvm_storable_type(get_storage_type(to)))
+        llvm_ptr_store(stored, slot)
         return slot
 
     def arrays(self, param: str) -> list[tuple[Any, ir.Value]]:
@@ -257,7 +264,7 @@ def _operand(call: _Call, op: AbiOperand) -> ir.Value:
             call.result = (
                 record_slot(call.lower, plan.value_dtype)
                 if call.is_record
-                else call.lower.alloca(get_storage_type(call.value_ty))
+                else call.lower.alloca(to_llvm_storable_type(get_storage_type(call.value_ty)))
             )
             return call.result
         param = op.param_of(call.entry)
@@ -344,7 +351,7 @@ def _lower(name: str, lower: Any, target: Any, args: Any, kws: Any) -> None:
     elif call.is_record:
         lower.store_var(target, call.result)  # a record is a pointer to its bytes
     else:
-        loaded = llvm.load(get_storage_type(call.value_ty), call.result)
+        loaded = llvm_ptr_load(get_storage_type(call.value_ty), call.result)
         lower.store_var(target, storage_to_value(call.value_ty, loaded))
 
 

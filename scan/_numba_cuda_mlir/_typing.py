@@ -47,6 +47,7 @@ from .._numba_facts import (
     Rejection,
     TypedPlans,
     decode_call_facts,
+    decode_call_values,
     encode_call_facts,
     typeof_status,
 )
@@ -141,7 +142,7 @@ class RecordCallFacts(extending.WholeFunctionPlanner):  # type: ignore[misc]
                         launch = self._launch()
                     if launch:
                         lengths, memory, _ = decode_call_facts(text)
-                        text = encode_call_facts(lengths, memory, launch)
+                        text = encode_call_facts(lengths, memory, launch, decode_call_values(text))
                     loc = stmt.loc
                     var = ir.Var(blk.scope, blk.scope.redefine("$scan_facts", loc).name, loc)
                     body.append(ir.Assign(ir.Const(text, loc), var, loc))
@@ -183,8 +184,10 @@ def _hidden(bound: Mapping[str, Any]) -> tuple[dict[str, int], dict[str, str], B
 
 def _plan(name: str, bound: Mapping[str, Any]) -> Any:
     lengths, memory, launch = _hidden(bound)
+    hidden = bound.get(HIDDEN_KW)
+    values = decode_call_values(hidden.literal_value if isinstance(hidden, types.Literal) else "")
     visible = {k: v for k, v in bound.items() if k != HIDDEN_KW}
-    facts = collect_facts(name, visible, FACTS.converters(lengths, memory))
+    facts = collect_facts(name, visible, FACTS.converters(lengths, memory, values))
     return plan_call(name, facts, launch)
 
 

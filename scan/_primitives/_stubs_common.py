@@ -64,10 +64,15 @@ class Arg:
 
 @attrs.frozen
 class Overload:
-    """One signature of a function: an :class:`Arg` for every parameter, in order."""
+    """One signature of a function: an :class:`Arg` for every parameter, in order.
+
+    ``ignore`` is a mypy error code the ``def`` line silences (a false report
+    about the overload itself, which the typing corpus shows wrong), or empty.
+    """
 
     args: tuple[Arg, ...]
     returns: str
+    ignore: str = ""
 
 
 @attrs.frozen
@@ -208,6 +213,7 @@ DECLARATIONS = """\
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, NamedTuple, Never, Protocol, TypeAlias, TypeVar, overload
 
+import ml_dtypes
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
@@ -252,6 +258,9 @@ _ScanOpCodes: TypeAlias = Literal[
 
 _Threads: TypeAlias = int | tuple[int, int] | tuple[int, int, int]
 _TempStorage: TypeAlias = NDArray[np.uint8]
+# load/store's conversions: half-precision arrays of float32 or float64 items
+_HalfArray: TypeAlias = NDArray[np.float16] | NDArray[ml_dtypes.bfloat16]
+_WideItems: TypeAlias = NDArray[np.float32] | NDArray[np.float64]
 _ScanOpLike: TypeAlias = _ScanOpCodes | ScanOperator | np.ufunc | Callable[[ValueT, ValueT], ValueT]
 _SumCodes: TypeAlias = Literal["+", "add", "sum", "plus"]
 # An exclusive scan without initial_value= or prefix_op=: only sums have an identity.
@@ -414,6 +423,7 @@ from scan.block import (
     ValueT,
     _AnyPrefixOp,
     _ExclusiveSeedlessOpLike,
+    _HalfArray,
     _InitialLike,
     _ModeCodes,
     _PyScalarT,
@@ -427,6 +437,7 @@ from scan.block import (
     _StateArray,
     _StatelessLike,
     _Threads,
+    _WideItems,
 )
 from statefn import StatefulFunction
 

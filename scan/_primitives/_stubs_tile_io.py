@@ -8,7 +8,9 @@ flags are checked against :data:`scan._calls.CALLS` when the stubs are
 generated. The numeric overload comes first, then the record one
 (``np.void``): see the notes at the top of ``block.pyi``. ``scan.block``'s
 load and store then take zipped tile I/O: a tuple of arrays (one per field)
-and record items, and a store of the fields ``field=`` names.
+and record items, and a store of the fields ``field=`` names. Last, both
+modules' load and store convert: a float16 or bfloat16 array and float32 or
+float64 items.
 """
 
 from __future__ import annotations
@@ -79,6 +81,31 @@ def _zipped_stores(tail: tuple[Arg, ...]) -> tuple[Overload, ...]:
     )
 
 
+def _converting(name: str, tail: tuple[Arg, ...], field: tuple[Arg, ...]) -> Overload:
+    """A half-precision array and float32 or float64 items: a load widens, a store rounds.
+
+    mypy reports that the store's overload "will never be matched" (the
+    numeric overload's ``NDArray[ValueT]`` looks broader to its check); it is
+    matched: tests/typing/pass/half_precision.py stores float32 items to
+    float16 and bfloat16 arrays.
+    """
+    array = "src" if name == "load" else "dst"
+    extra = (opt("oob_default", "int | float | np.floating[Any] | None"),) if name == "load" else ()
+    return Overload(
+        (
+            req(array, "_HalfArray"),
+            req("offset", _INDEX),
+            req("items", "_WideItems"),
+            opt("valid_items", f"{_INDEX} | None"),
+            *extra,
+            *field,
+            *tail,
+        ),
+        "None",
+        ignore="" if name == "load" else "overload-cannot-match",
+    )
+
+
 def _functions(tail: tuple[Arg, ...], *, zipped: bool = True) -> tuple[StubFunction, ...]:
     # scan.block's store has field= (None in its numeric and record overloads)
     field = (opt("field", "None"),) if zipped else ()
@@ -109,6 +136,7 @@ def _functions(tail: tuple[Arg, ...], *, zipped: bool = True) -> tuple[StubFunct
                     "None",
                 ),
                 *((_zipped_load(tail),) if zipped else ()),
+                _converting("load", tail, ()),
             ),
         ),
         StubFunction(
@@ -137,6 +165,7 @@ def _functions(tail: tuple[Arg, ...], *, zipped: bool = True) -> tuple[StubFunct
                     "None",
                 ),
                 *(_zipped_stores(tail) if zipped else ()),
+                _converting("store", tail, field),
             ),
         ),
     )

@@ -37,6 +37,7 @@ from .._plan import (
     TupleFact,
     as_array,
     check_index,
+    check_operator,
     check_value_dtype,
     digest,
     items_per_thread_of,
@@ -53,7 +54,7 @@ from .._spec import (
     Primitive,
     c_parameters,
 )
-from .._vocab import BITWISE_OPERATORS, VALUE_DTYPES, TempMode, c_type
+from .._vocab import VALUE_DTYPES, TempMode, c_type
 from ._stubs_reduce import DECLARATIONS as STUB_DECLARATIONS
 from ._stubs_reduce import FUNCTIONS as STUBS
 from .block_scan import COMMON
@@ -234,11 +235,7 @@ def plan_reduce(
             "defined on records; use block.reduce(items, op) with an op=<function of (a, b)> "
             "returning a tuple of the fields, e.g. lambda a, b: (a[0] + b[0], max(a[1], b[1]))"
         )
-    if reduce_op.is_builtin and reduce_op.builtin in BITWISE_OPERATORS and value_dtype.kind == "f":
-        raise ScanTypeError(
-            f"{f}: op={reduce_op.builtin!r} is a bitwise operator but items are {value_dtype}; "
-            "use an integer dtype or another operator"
-        )
+    check_operator(f, "op", reduce_op, value_dtype, "items")
     check_index(f, "valid", valid)
     return ReducePlan(
         function=f,

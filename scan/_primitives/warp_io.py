@@ -29,7 +29,7 @@ from typing import Any, ClassVar, Literal
 import attrs
 import numpy as np
 
-from .._codegen import CallbackDecl, render_unit, value_decl
+from .._codegen import CallbackDecl, conversion_decl, render_unit, value_decl
 from .._errors import PlanError, ScanTypeError
 from .._plan import (
     ArrayFact,
@@ -48,6 +48,7 @@ from .._plan import (
     provider_symbol,
 )
 from .._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
+from .._vocab import widens
 from ._stubs_tile_io import WARP_FUNCTIONS
 from .tile_io import io_params
 from .warp_scan import WARP_OPTIONS, check_lanes
@@ -73,6 +74,10 @@ class WarpIOPlan(BlockPlan):
         One of :data:`ALGORITHMS`.
     has_oob_default : bool
         Loads only: out-of-range items receive a default value.
+    array_dtypes : tuple of numpy.dtype or None
+        ``(dtype,)`` of a float16 or bfloat16 array of float32 or float64
+        items (a load widens exactly, a store rounds to nearest, ties to
+        even), else None: the array has its items' dtype.
     """
 
     direction: Literal["load", "store"]
@@ -83,6 +88,7 @@ class WarpIOPlan(BlockPlan):
     algorithm: str
     has_oob_default: bool
     temp_storage: Literal["implicit"] = "implicit"
+    array_dtypes: tuple[np.dtype, ...] | None = None
     key: str = attrs.field(init=False, eq=False, repr=False)
     KIND: ClassVar[str] = "warp_io"
 
@@ -111,11 +117,16 @@ class WarpIOPlan(BlockPlan):
         return False
 
     @property
+    def array_dtype(self) -> np.dtype:
+        """The array's dtype: :attr:`value_dtype` unless it converts."""
+        return self.array_dtypes[0] if self.array_dtypes is not None else self.value_dtype
+
+    @property
     def vector_stores(self) -> int:
         """Items a vector store moves (CUB's ``StoreDirectBlockedVectorized``); 1: none."""
         if self.algorithm != "vectorize" or self.value_dtype.names is not None:
             return 1
-        if self.value_dtype.itemsize > 4:
+        if self.array_dtype.itemsize > 4:
             return 1
         width = min(4, self.items_per_thread)
         power = width & (width - 1) == 0
@@ -156,6 +167,7 @@ def plan_warp_io(
         lanes=lanes,
         algorithm=str(algorithm),
         has_oob_default=oob_default is not None,
+        array_dtypes=(array.dtype,) if widens(array.dtype, value_dtype) else None,
     )
 
 
@@ -207,8 +219,11 @@ OPERANDS = (
 def _body(plan: WarpIOPlan) -> list[str]:
     n, lanes = plan.items_per_thread, plan.lanes
     load = plan.direction == "load"
+    convert = plan.array_dtypes is not None
+    io_type = "memory_t" if convert else "value_t"
+    buffer = "memory_items" if convert else "thread_items"
     lines = [
-        "  value_t* p = static_cast<value_t*>(ptr);",
+        f"  {io_type}* p = static_cast<{io_type}*>(ptr);",
         f"  value_t (&thread_items)[{n}] = *static_cast<value_t (*)[{n}]>(items);",
         f"  const int lane = cub::RowMajorTid({plan.block[0]}, {plan.block[1]}, "
         f"{plan.block[2]}) % {lanes};",
@@ -218,23 +233,39 @@ def _body(plan: WarpIOPlan) -> list[str]:
     direct = f"cub::{verb}DirectStriped<{lanes}>" if striped else f"cub::{verb}DirectBlocked"
     if load and plan.algorithm == "vectorize":
         # CUB's own alignment check: direct loads where the tile is not aligned
-        full = "cub::LoadDirectBlockedVectorized(lane, p, thread_items);"
+        full = f"cub::LoadDirectBlockedVectorized(lane, p, {buffer});"
     elif plan.vector_stores > 1:
-        align = plan.vector_stores * plan.value_dtype.itemsize
+        align = plan.vector_stores * plan.array_dtype.itemsize
         full = (
             f"if (reinterpret_cast<unsigned long long>(p) % {align} == 0) "
-            "cub::StoreDirectBlockedVectorized(lane, p, thread_items); "
-            "else cub::StoreDirectBlocked(lane, p, thread_items);"
+            f"cub::StoreDirectBlockedVectorized(lane, p, {buffer}); "
+            f"else cub::StoreDirectBlocked(lane, p, {buffer});"
         )
     else:
-        full = f"{direct}(lane, p, thread_items);"
+        full = f"{direct}(lane, p, {buffer});"
     guard = "static_cast<int>(valid > 0 ? valid : 0)"
-    if load and plan.has_oob_default:
+    oob = "*static_cast<const value_t*>(oob_default)"
+    if convert and load:
+        # each valid item widened on its own; the others keep their values (or get the default)
+        index = f"i * {lanes} + lane" if striped else f"lane * {n} + i"
+        fill = f" else thread_items[i] = {oob};" if plan.has_oob_default else ""
         partial = (
-            f"{direct}(lane, p, thread_items, {guard}, *static_cast<const value_t*>(oob_default));"
+            f"for (int i = 0; i < {n}; ++i) {{ if ({index} < valid) "
+            f"thread_items[i] = from_memory(p[{index}]);{fill} }}"
         )
+        full = (
+            f"memory_t memory_items[{n}];\n    {full}\n"
+            f"    for (int i = 0; i < {n}; ++i) thread_items[i] = from_memory(memory_items[i]);"
+        )
+    elif load and plan.has_oob_default:
+        partial = f"{direct}(lane, p, thread_items, {guard}, {oob});"
     else:
-        partial = f"{direct}(lane, p, thread_items, {guard});"
+        partial = f"{direct}(lane, p, {buffer}, {guard});"
+    if convert and not load:
+        lines += [
+            f"  memory_t memory_items[{n}];",
+            f"  for (int i = 0; i < {n}; ++i) memory_items[i] = to_memory(thread_items[i]);",
+        ]
     lines += [
         f"  if (valid >= {plan.warp_tile}) {{  // the warp's whole tile",
         f"    {full}",
@@ -252,7 +283,8 @@ def _render(
         plan,
         header=("block/block_load.cuh", "block/block_store.cuh"),
         callbacks=[],
-        value=value_decl(plan.value_dtype),
+        value=value_decl(plan.value_dtype)
+        + ("\n" + conversion_decl(plan) if plan.array_dtypes is not None else ""),
         types="using temp_storage_t = cub::NullType;  // direct thread I/O: nothing shared",
         symbol=symbol,
         storage=storage,

@@ -261,6 +261,10 @@ class ScanCase:
         resets them to their defaults (the tile loads and stores around the
         scan take no temp storage and synchronise themselves), so that equal
         warp cases compare, hash and serialise equal.
+    array : str or None
+        With *io* and float32 or float64 values: the dtype of ``src`` and
+        ``dst``, ``float16`` or ``bfloat16``; loads widen it into the items,
+        stores round the items back to it. None: the arrays hold *dtype*.
     """
 
     entry: str = "inclusive_sum"
@@ -287,6 +291,7 @@ class ScanCase:
     flip_state: bool = False
     reverse: bool = False
     lanes: int | None = None
+    array: str | None = None
 
     def __post_init__(self) -> None:
         if self.lanes is not None:
@@ -322,6 +327,20 @@ class ScanCase:
     def tile_items(self) -> int:
         """Items per tile."""
         return self.threads * self.ipt
+
+    @property
+    def sentinel(self) -> int:
+        """What items and destinations hold before a load or store touches them.
+
+        :data:`SENTINEL`, but 1 for float16 values: their sums stay small
+        enough to be exact (the fuzzer draws float16 sums of at most 2000 items).
+        """
+        return 1 if self.dtype == "float16" else SENTINEL
+
+    @property
+    def array_dtype(self) -> np.dtype[Any]:
+        """The dtype of ``src`` and ``dst``."""
+        return array_dtype(self.array or self.dtype)
 
     def prefix_descriptor(self) -> Any:
         """The prefix callback the kernel passes (None without one)."""
@@ -550,8 +569,11 @@ def scan_kernel(case: ScanCase, temp: tuple[int, int] = (16, 16)) -> Any:
     """
     factory = _compile(_scan_source(case), f"scan_kernel {case}")
     dtype = np.dtype(case.dtype).type
-    init = None if case.initial_value is None else dtype(case.initial_value)
-    oob = None if case.oob_default is None else dtype(case.oob_default)
+    # numba-cuda 0.30 cannot lower a float16 constant (it writes `store i16 1.0`):
+    # the kernel's float16 constants are float32 ones, converted where they are used
+    constant = np.float32 if dtype is np.float16 else dtype
+    init = None if case.initial_value is None else constant(case.initial_value)
+    oob = None if case.oob_default is None else constant(case.oob_default)
     op: Any = user_add if case.op == "user_add" else case.op
     kernel = factory(
         dtype,
@@ -569,7 +591,7 @@ def scan_kernel(case: ScanCase, temp: tuple[int, int] = (16, 16)) -> Any:
         case.io,
         case.valid_items,
         oob,
-        dtype(SENTINEL),
+        constant(case.sentinel),
         temp[0],
         temp[1],
         np.dtype(np.uint8) if SIMULATED else np.uint8,
@@ -600,7 +622,24 @@ def temp_layout(case: ScanCase, cc: tuple[int, int] | None) -> tuple[int, int]:
     return (max(t.size for t in layouts), max(8, *(t.alignment for t in layouts)))
 
 
+def array_dtype(name: str) -> np.dtype[Any]:
+    """The NumPy dtype named `name` (bfloat16: ``ml_dtypes.bfloat16``)."""
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
 def _values(rng: np.random.Generator, dtype: np.dtype[Any], op: str, size: Any) -> Any:
+    if dtype.kind == "c":
+        if op == "*":  # units: products stay small, their parts exact
+            return rng.choice(np.array([1, -1, 1j, -1j], dtype=dtype), size=size)
+        parts = rng.integers(-8, 9, size=(2, *np.atleast_1d(size)))
+        return (parts[0] + 1j * parts[1]).astype(dtype).reshape(size)
+    if dtype == np.float16:  # +-1 and 0: float16 products and (short) sums are exact
+        values = [1.0, -1.0] if op == "*" else [1.0, -1.0, 0.0]
+        return rng.choice(np.array(values, dtype=dtype), size=size)
     if dtype.kind == "f":
         if op == "*":
             return rng.choice(np.array([1.0, -1.0, 1.0, 2.0, 0.5], dtype=dtype), size=size)
@@ -624,7 +663,8 @@ def scan_inputs(
     """
     rng = np.random.default_rng(seed)
     dtype = np.dtype(case.dtype)
-    src = _values(rng, dtype, case.op, (rows, case.length))
+    # small integers (and 2, 0.5): exact in float16 and bfloat16 arrays too
+    src = _values(rng, dtype, case.op, (rows, case.length)).astype(case.array_dtype)
     sdtype = np.dtype(case.state_dtype)
     if case.prefix == "count":
         first = np.zeros(rows, dtype=sdtype)
@@ -666,7 +706,7 @@ def scan_reference(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
     dtype = np.dtype(case.dtype)
     rows, tile_items = src.shape[0], case.tile_items
     pos = _positions(case).reshape(-1)  # in blocked (rank-major) order
-    pad = SENTINEL if case.oob_default is None else case.oob_default
+    pad = case.sentinel if case.oob_default is None else case.oob_default
     tiles = np.full((rows, case.tiles * tile_items), dtype.type(pad), dtype=dtype)
     for tile in range(case.tiles):
         start, valid = tile * tile_items, _valid(case, tile)
@@ -678,7 +718,9 @@ def scan_reference(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
         ref = {"dst": tiles, "states": blank.astype(sdtype), "aggs": blank.astype(dtype)}
     else:
         ref = _scan_tiles(case, tiles, state_init)
-    dst = np.full(src.shape, SENTINEL, dtype=dtype)
+    # a store into a half-precision array rounds (NumPy's and ml_dtypes' casts:
+    # to nearest, ties to even)
+    dst = np.full(src.shape, case.sentinel, dtype=case.array_dtype)
     for tile in range(case.tiles):
         start, valid = tile * tile_items, _valid(case, tile)
         inside = pos < valid
@@ -776,17 +818,31 @@ def run_scan(
     keeps it). *cc* is the target of a caller-owned buffer's size query.
     """
     rows = src.shape[0]
-    dst = np.full_like(src, SENTINEL)
+    dst = np.full_like(src, case.sentinel)
     states = np.zeros((rows, case.tiles, case.threads), dtype=np.dtype(case.state_dtype))
     aggs = np.zeros((rows, case.tiles, case.threads), dtype=np.dtype(case.dtype))
     temp = temp_layout(case, cc)
     kernel = scan_kernel(case, temp)
     dynamic = temp[0] if case.temp_storage == "dynamic" else 0
     state_array = np.dtype(case.state_array or case.state_dtype)
+    src_arg, _ = _device(src)
+    dst_arg, result = _device(dst)
     kernel[rows, case.block, 0, dynamic](
-        src, dst, states, aggs, np.ascontiguousarray(state_init.astype(state_array))
+        src_arg, dst_arg, states, aggs, np.ascontiguousarray(state_init.astype(state_array))
     )
-    return {"dst": dst, "states": states, "aggs": aggs}
+    return {"dst": result(), "states": states, "aggs": aggs}
+
+
+def _device(host: Any) -> tuple[Any, Any]:
+    """(the kernel's argument for `host`, a function returning its contents after the launch).
+
+    On a GPU a bfloat16 array moves as its bits: numba-cuda 0.30 cannot copy a
+    host ``ml_dtypes.bfloat16`` array (NumPy's DLPack export refuses the dtype).
+    """
+    if SIMULATED or host.dtype.name != "bfloat16":
+        return host, lambda: host
+    bits = cuda.to_device(host.view(np.uint16))
+    return bits.view(host.dtype), lambda: bits.copy_to_host().view(host.dtype)
 
 
 def assert_scan_matches(case: ScanCase, got: dict[str, Any], want: dict[str, Any]) -> None:

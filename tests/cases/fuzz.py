@@ -7,7 +7,11 @@ int8..float64, state dtype, scalar or array payload, items per thread, 1-D,
 2-D and 3-D block shapes (sizes that are not multiples of 32 too), scan
 algorithm, temp-storage mode, ``auto_sync``, ``reverse``, tile I/O algorithm,
 partial tiles (short rows, ``valid_items``, ``oob_default``), built-in or user
-operator, and stateful, stateless or no callback. About one draw in four is a
+operator, and stateful, stateless or no callback. Value dtypes include
+float16, complex64 and complex128 (sums and products; no order or bitwise
+operators for complex values), and about one float32 or float64 case in three
+that moves its tiles with ``block.load``/``block.store`` keeps its arrays in
+float16 or bfloat16 (the loads widen, the stores round). About one draw in four is a
 warp scan (``scan.warp``, ``lanes`` 1 to 32) between the same block-wide tile
 loads and stores; it draws every dimension above that applies to a warp scan
 (not the algorithm, temp storage, ``auto_sync`` or ``reverse``). About one
@@ -40,6 +44,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -80,7 +85,11 @@ REPLAY = os.environ.get("SCAN_FUZZ_REPLAY") or None
 REPLAY_LIMIT = int(os.environ.get("SCAN_FUZZ_REPLAY_LIMIT", "40"))
 REPLAY_SHARD = os.environ.get("SCAN_FUZZ_REPLAY_SHARD", "0/1")
 
-DTYPES = tuple(d.name for d in statefn.STATE_DTYPES)  # int8 .. uint64, float32, float64
+# int8 .. uint64, float16, float32, float64, complex64, complex128
+DTYPES = tuple(d.name for d in statefn.STATE_DTYPES)
+#: the half-precision array dtypes of float32 and float64 items (tile I/O converts);
+#: bfloat16 arrays where ml_dtypes (the bf16 extra) is installed
+HALF_ARRAYS = ("float16", "bfloat16") if importlib.util.find_spec("ml_dtypes") else ("float16",)
 BLOCKS = (
     (1, 1, 1),
     (7, 1, 1),
@@ -133,7 +142,7 @@ def _size(block: tuple[int, int, int]) -> int:
 
 def _wide(dtype: str) -> str:
     kind = np.dtype(dtype).kind
-    return {"i": "int64", "u": "uint64", "f": "float64"}[kind]
+    return {"i": "int64", "u": "uint64", "f": "float64", "c": "complex128"}[kind]
 
 
 @st.composite
@@ -147,6 +156,7 @@ def cases(draw: st.DrawFn, compile_only: bool = False) -> ScanCase:
     floats = [d for d in DTYPES if np.dtype(d).kind == "f"]
     dtype = draw(st.sampled_from(floats if fault == "bitwise_float" else DTYPES))
     is_float = np.dtype(dtype).kind == "f"
+    is_complex = np.dtype(dtype).kind == "c"
     shapes = odd_blocks if fault in ("warp_scans", "warp_io") else list(BLOCKS)
     lanes = None
     if is_warp:
@@ -160,6 +170,8 @@ def cases(draw: st.DrawFn, compile_only: bool = False) -> ScanCase:
     threads = _size(shape)
     # the operator first, so that each is drawn as often as the others
     ops = [o for o in (*bc.OPERATORS, "user_add") if not (is_float and o in bc.BITWISE)]
+    if is_complex:  # no order, no bits
+        ops = ["+", "*", "user_add"]
     if fault == "bitwise_float":
         ops = list(bc.BITWISE)
     elif fault == "no_seed":
@@ -206,9 +218,12 @@ def cases(draw: st.DrawFn, compile_only: bool = False) -> ScanCase:
         aggregate = True
     state_array = None
     if fault == "state_array" and prefix in ("running", "count"):
-        state_array = draw(
-            st.sampled_from([d for d in DTYPES if d != state_dtype and d not in ("int8", "uint8")])
-        )
+        # the initial states are cast to it (one that cannot hold them would warn)
+        narrow = ("int8", "uint8", "float16", "complex64", "complex128")
+        choices = [d for d in DTYPES if d != state_dtype and d not in narrow]
+        if np.dtype(state_dtype).kind == "c":
+            choices = [d for d in ("complex64", "complex128") if d != state_dtype]
+        state_array = draw(st.sampled_from(choices))
     ipt = draw(st.integers(0, 4))
     io_choices = [a for a in TILE_IO if threads % 32 == 0 or a not in bc.WARP_IO]
     if fault == "warp_io":
@@ -229,6 +244,12 @@ def cases(draw: st.DrawFn, compile_only: bool = False) -> ScanCase:
             )
         if draw(st.booleans()):
             oob_default = 1 if is_float and op == "*" else draw(st.integers(0, 9))
+    if dtype == "float16" and op in ("+", "user_add") and tiles * tile_items > 2000:
+        # float16 holds the integers up to 2048: a longer sum is a float32 case
+        dtype, state_dtype = "float32", state_dtype.replace("float16", "float32")
+    array = None
+    if io is not None and dtype in ("float32", "float64") and draw(st.integers(0, 2)) == 0:
+        array = draw(st.sampled_from(HALF_ARRAYS))
     # options of the block scans only: a warp case keeps their defaults
     temp_storage, auto_sync, reverse = "implicit", True, False
     if not is_warp:
@@ -263,6 +284,7 @@ def cases(draw: st.DrawFn, compile_only: bool = False) -> ScanCase:
         flip_state=fault == "flip_state",
         reverse=reverse,
         lanes=lanes,
+        array=array,
     )
 
 
@@ -271,9 +293,12 @@ def exact(case: ScanCase) -> bool:
 
     Integers always; floats too, since the values are small integers (sums,
     minima, maxima are exact in any order) except products, which can overflow
-    in one order of evaluation and not in another.
+    in one order of evaluation and not in another (float16 products are of
+    +-1 only: exact), and complex products, whose zero parts may take
+    either sign.
     """
-    return np.dtype(case.dtype).kind != "f" or case.op != "*"
+    dtype = np.dtype(case.dtype)
+    return dtype == np.float16 or dtype.kind not in "fc" or case.op != "*"
 
 
 def compared(case: ScanCase) -> list[str]:

@@ -86,6 +86,18 @@ def returns_state(state, block_aggregate):
 def returns_record(state, block_aggregate):
     return state[0]
 
+@statefn.stateful(np.float16)
+def half_total(state, block_aggregate):
+    prefix = state[0]
+    state[0] = prefix + block_aggregate
+    return prefix
+
+@statefn.stateful(np.complex64)
+def rotation(state, block_aggregate):
+    prefix = state[0]
+    state[0] = prefix * block_aggregate
+    return prefix
+
 class Limits:
     cap = 100
 
@@ -183,6 +195,11 @@ CASES: dict[str, Callable[[], object]] = {
     "state_cannot_hold_values": lambda: _scan(
         values=ScalarFact(np.float32), prefix_op=running_total, prefix_state=STATE
     ),
+    "half_state_cannot_hold_values": lambda: _scan(
+        values=ScalarFact(np.float32),
+        prefix_op=kernels.half_total,
+        prefix_state=ArrayFact(np.float16, 1, 1),
+    ),
     "state_not_numeric": lambda: _scan(
         prefix_op=running_total, prefix_state=ArrayFact(np.bool_, 1, 1)
     ),
@@ -209,6 +226,9 @@ CASES: dict[str, Callable[[], object]] = {
     "bitwise_on_floats": lambda: _scan(
         function="inclusive_scan", values=ScalarFact(np.float32), scan_op="^"
     ),
+    "order_of_complex": lambda: _scan(
+        function="inclusive_scan", values=ScalarFact(np.complex64), scan_op="max"
+    ),
     "builtin_as_user_op": lambda: statefn.ScanOperator(op=min),
     "scan_operator_both": lambda: statefn.ScanOperator(builtin="+", op=kernels.larger),
     "scan_operator_neither": lambda: statefn.ScanOperator(),
@@ -216,7 +236,6 @@ CASES: dict[str, Callable[[], object]] = {
     # ---- declaring callbacks: state dtypes
     "state_dtype_none": lambda: statefn.stateful(None),
     "state_dtype_not_a_dtype": lambda: statefn.stateful("int65"),
-    "state_dtype_float16": lambda: statefn.stateful(np.float16),
     "state_dtype_record": lambda: statefn.stateful(
         np.dtype([("flag", np.uint8), ("value", np.float32)])
     ),
@@ -236,6 +255,7 @@ CASES: dict[str, Callable[[], object]] = {
     "result_none": lambda: lower(kernels.forgets_return, np.int32, cc=(9, 0)),
     "result_state_array": lambda: lower(kernels.returns_state, np.int32, cc=(9, 0)),
     "result_record": lambda: lower(kernels.returns_record, np.int32, cc=(9, 0)),
+    "result_complex": lambda: lower(kernels.rotation, np.float32, cc=(9, 0)),
     # ---- block shape
     "no_block_shape": lambda: resolve_block("inclusive_sum", None, None),
     "launch_differs": lambda: resolve_block("inclusive_sum", 128, (64, 1, 1)),
@@ -247,7 +267,7 @@ CASES: dict[str, Callable[[], object]] = {
     # ---- values, outputs and options
     "unknown_mode": lambda: _scan(function="scan", mode="prefix"),
     "unknown_algorithm": lambda: _scan(algorithm="raking_fast"),
-    "value_dtype": lambda: _scan(values=ScalarFact(np.complex64)),
+    "value_dtype": lambda: _scan(values=ScalarFact(np.longdouble)),
     "values_2d": lambda: _scan(values=ArrayFact(np.int32, 2, None)),
     "ipt_unknown": lambda: _scan(values=ArrayFact(np.int32, 1, None)),
     "ipt_for_scalar": lambda: _scan(items_per_thread=4),
@@ -261,7 +281,18 @@ CASES: dict[str, Callable[[], object]] = {
         function="exclusive_scan",
         mode="exclusive",
         scan_op="max",
+        initial_value=ScalarFact(np.longdouble),
+    ),
+    "complex_operand_for_real_values": lambda: _scan(
+        function="exclusive_scan",
+        mode="exclusive",
+        scan_op="max",
         initial_value=ScalarFact(np.complex128),
+    ),
+    "half_operand_out_of_range": lambda: _io(
+        array=ArrayFact(np.float16, 1),
+        items=ArrayFact(np.float16, 1, 4),
+        oob_default=ScalarFact(np.float64, 1e6),
     ),
     "block_aggregate_dtype": lambda: _scan(block_aggregate=ArrayFact(np.int64, 1, 1)),
     "temp_storage_dtype": lambda: _scan(temp_storage=ArrayFact(np.int32, 1, 64)),
@@ -269,6 +300,16 @@ CASES: dict[str, Callable[[], object]] = {
     "io_array_2d": lambda: _io(array=ArrayFact(np.int32, 2)),
     "io_strided": lambda: _io(function="store", array=ArrayFact(np.int32, 1, contiguous=False)),
     "io_dtype_mismatch": lambda: _io(items=ArrayFact(np.float32, 1, 4)),
+    "io_half_into_integers": lambda: _io(
+        array=ArrayFact(np.float16, 1), items=ArrayFact(np.int32, 1, 4)
+    ),
+    "io_half_into_integer_array": lambda: _io(
+        function="store", array=ArrayFact(np.int16, 1), items=ArrayFact(np.float16, 1, 4)
+    ),
+    "zip_half_into_integers": lambda: _zip(
+        array=ZipFact((_F32_ROW, ArrayFact(np.float16, 1))),
+        items=ArrayFact(np.dtype([("a", np.float32), ("b", np.int32)], align=True), 1, 4),
+    ),
     "io_unknown_algorithm": lambda: _io(algorithm="blocked"),
     "io_oob_on_store": lambda: _io(function="store", oob_default=I32),
     "io_warp_not_multiple": lambda: _io(algorithm="warp_transpose", block=(48, 1, 1)),
@@ -322,6 +363,7 @@ CASES: dict[str, Callable[[], object]] = {
     "lookback_in_warp_scan": lambda: _warp(prefix_op=scan.lookback, prefix_state=_STATUS),
     "tile_status_tiles": lambda: scan.tile_status(2.5, np.int32),  # type: ignore[arg-type]
     "tile_status_dtype": lambda: scan.tile_status(4, np.complex64),
+    "lookback_half_values": lambda: _lookback(values=ArrayFact(np.float16, 1, 4)),
     # ---- warp scans
     "warp_lanes": lambda: _warp(lanes=12),
     "warp_block_not_multiple": lambda: _warp(block=(48, 1, 1)),

@@ -111,3 +111,20 @@ def test_reverse_selective_backward_example():
 
     got, want = reverse.run_selective_backward()  # h, dx and ddelta
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_half_precision_examples():
+    pytest.importorskip("ml_dtypes", reason="bfloat16 needs ml_dtypes")
+    from doc_examples.examples import half_precision as hp
+
+    got, want = hp.run_bf16_cumsum()
+    # float32 sums in CUB's order, then one rounding: within bfloat16's step of NumPy's
+    scale = np.abs(want.astype(np.float32)).max(axis=1, keepdims=True)
+    diff = np.abs(got.astype(np.float32) - want.astype(np.float32))
+    assert np.all(diff <= 2.0**-7 * scale)
+    turned, rotation = hp.run_rotation()
+    np.testing.assert_allclose(turned, rotation, atol=1e-5)
+    half, wide, exact = hp.run_half_sums()
+    # float32 items: the exact sums, rounded once; float16 items: several steps off
+    np.testing.assert_array_equal(wide, exact.astype(np.float16))
+    assert np.abs(half.astype(np.float64) - exact).max() > 4 * 2.0**-8

@@ -19,7 +19,6 @@ import contextlib
 import os
 import traceback
 
-import numpy as np
 import pytest
 from cases import block_cases as bc
 from cases import fuzz
@@ -261,13 +260,13 @@ def test_fuzz_case_compiles(case):
     from numba.cuda.np.numpy_support import from_dtype
 
     def array(dtype: str, ndim: int):
-        return types.Array(from_dtype(np.dtype(dtype)), ndim, "C")
+        return types.Array(from_dtype(bc.array_dtype(dtype)), ndim, "C")
 
     kernel = bc.scan_kernel(case, bc.temp_layout(case, CC)).py_func
     state = case.state_array or case.state_dtype
     argtypes = (
-        array(case.dtype, 2),
-        array(case.dtype, 2),
+        array(case.array or case.dtype, 2),
+        array(case.array or case.dtype, 2),
         array(case.state_dtype, 3),
         array(case.dtype, 3),
         array(state, 2),

@@ -23,6 +23,9 @@ PINNED_WHEELS = {
     "nvidia-cuda-cccl==13.0.85": "nvidia/cu13/include/cccl/",
     "nvidia-cuda-runtime==13.0.96": "nvidia/cu13/include/cuda_fp16.h",
 }
+#: The members taken from the wheels beyond :data:`PINNED_WHEELS`' (each a name
+#: prefix): the bfloat16 header the units of bfloat16 values include.
+PINNED_MEMBERS = (*PINNED_WHEELS.values(), "nvidia/cu13/include/cuda_bf16.h")
 #: The CCCL include folder in the unpacked wheels.
 WHEEL_INCLUDE = "nvidia/cu13/include/cccl"
 

@@ -49,9 +49,18 @@ def link_cubin(codes: Sequence[Any], cc: tuple[int, int] = CC) -> bytes:
     """Link LTO-IR objects into one cubin for ``cc`` with nvJitLink."""
     from cuda.core import Linker, LinkerOptions, ObjectCode
 
-    objs = [ObjectCode.from_ltoir(c if isinstance(c, bytes) else c.data) for c in codes]
+    objs = [ObjectCode.from_ltoir(_ltoir(c)) for c in codes]
     opts = LinkerOptions(arch=f"sm_{cc[0]}{cc[1]}", link_time_optimization=True)
     return bytes(Linker(*objs, options=opts).link("cubin").code)
+
+
+def _ltoir(code: Any) -> bytes:
+    """The bytes of a link input: numba-cuda's ``LTOIR`` (``.data``) or cuda.core's
+    ``ObjectCode`` (``.code``: numba-cuda's C++ helpers, compiled for the kernel)."""
+    if isinstance(code, bytes):
+        return code
+    data = getattr(code, "data", None)
+    return bytes(code.code if data is None else data)
 
 
 def typing_error(pyfunc: Callable[..., Any], argtypes: Sequence[Any]) -> str:

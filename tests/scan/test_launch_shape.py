@@ -255,8 +255,8 @@ def test_refuses_a_row_length_that_is_not_an_int(length: object, shown: str) -> 
         (object, "launch_shape: dtype object is not supported"),
         (np.bool_, "launch_shape: dtype bool is not supported"),
         ("U3", "launch_shape: dtype <U3 is not supported"),
-        (np.float16, "launch_shape: dtype float16 is not supported"),
-        (np.complex64, "launch_shape: dtype complex64 is not supported"),
+        (np.longdouble, f"launch_shape: dtype {np.dtype(np.longdouble)} is not supported"),
+        (np.clongdouble, f"launch_shape: dtype {np.dtype(np.clongdouble)} is not supported"),
         (None, "launch_shape: dtype must be given"),
         ("no such dtype", "launch_shape: dtype 'no such dtype' is not a NumPy dtype"),
         (

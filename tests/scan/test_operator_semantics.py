@@ -145,6 +145,10 @@ def operands(dtype: np.dtype[Any], rng: np.random.Generator) -> np.ndarray:
         edges = [info.min, info.max, 0, 1, info.max // 2]
         if dtype.kind == "i":
             edges += [-1, info.min + 1]
+    elif dtype.kind == "c":
+        part = np.dtype(f"f{dtype.itemsize // 2}")
+        values = operands(part, rng) + 1j * rng.permutation(operands(part, rng))
+        return values.astype(dtype)
     else:
         top = 8 if dtype.itemsize == 4 else 40
         values = (rng.standard_normal(N) * 10.0 ** rng.integers(-top, top, size=N)).astype(dtype)
@@ -161,15 +165,28 @@ def builtin_case(name: str, plan: ScanPlan, rng: np.random.Generator) -> Case:
     rng.shuffle(b)
     with np.errstate(all="ignore"):
         expected = NUMPY_OPS[str(plan.scan_op.builtin)](a, b).astype(dtype)
+        if dtype.kind == "c" and plan.scan_op.builtin == "*":
+            # the textbook product, each operation rounded (NumPy's may fuse a multiply-add)
+            re = a.real * b.real - a.imag * b.imag
+            im = a.real * b.imag + a.imag * b.real
+            expected = np.empty(len(a), dtype)
+            expected.real, expected.imag = re, im
     return Case(name, render_scan(plan), BINARY_RUN.format(n=N), (a, b), [expected])
+
+
+def host_case(op: str, dtype: np.dtype[Any]) -> bool:
+    """Whether `op` on `dtype` is a case here: one the plan takes, in a type the host has."""
+    if (dtype.kind in "fc" and op in BITWISE) or (dtype.kind == "c" and op in ("min", "max")):
+        return False  # refused by the plan
+    return dtype != np.float16  # __half is CUDA's (the compile tests compile it)
 
 
 def builtin_cases(rng: np.random.Generator) -> list[Case]:
     cases = []
     for op in NUMPY_OPS:
         for dtype in statefn.STATE_DTYPES:
-            if dtype.kind == "f" and op in BITWISE:
-                continue  # refused by the plan
+            if not host_case(op, dtype):
+                continue
             plan = scan_plan(function="inclusive_scan", scan_op=op, values=ArrayFact(dtype, 1, 4))
             cases.append(builtin_case(f"{op} {dtype.name}", plan, rng))
             if cub_plus(plan):
@@ -486,7 +503,7 @@ def test_every_builtin_operator_and_dtype_ran(
     names = {case.name for case, _ in results}
     for op in NUMPY_OPS:
         for dtype in statefn.STATE_DTYPES:
-            if not (dtype.kind == "f" and op in BITWISE):
+            if host_case(op, dtype):
                 assert f"{op} {dtype.name}" in names
     plus = [case.unit for case, _ in results if case.name.startswith("+ ")]
     # both spellings of "+": CUB's plus<> and the unit's own functor

@@ -114,7 +114,7 @@ def test_refuses_an_unknown_parameter():
 
 def test_refuses_a_wrong_order():
     tables = _with_first_overload("load", lambda args: _swap(args, "valid_items", "oob_default"))
-    with pytest.raises(_stubgen.StubTableError, match=r"^load, overload 1 of 3: ") as info:
+    with pytest.raises(_stubgen.StubTableError, match=r"^load, overload 1 of 4: ") as info:
         _stubgen.render(tables)
     message = str(info.value)
     assert "parameter 'oob_default' is out of order" in message
