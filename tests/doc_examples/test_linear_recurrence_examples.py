@@ -17,15 +17,24 @@ def _status(dtype: np.dtype) -> types.Array:
     return types.Array(from_dtype(scan.tile_status_dtype(dtype)), 2, "C")
 
 
-@pytest.mark.parametrize("acc", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    ("acc", "storage"),
+    [
+        (np.float32, types.float32),
+        (np.float64, types.float64),
+        (np.float32, types.bfloat16),
+        (np.float32, types.float16),
+    ],
+    ids=["float32", "float64", "bfloat16", "float16"],
+)
 @pytest.mark.parametrize("name", ["forward", "backward", "forward_lookback", "backward_lookback"])
-def test_recurrence_kernels_link(acc, name):
+def test_recurrence_kernels_link(acc, storage, name):
     pytest.importorskip("torch")
     from doc_examples.examples import linear_recurrence as lr
 
     k = lr.kernels(acc)
-    row = types.Array(from_dtype(np.dtype(acc)), 2, "C")
-    vec = types.Array(from_dtype(np.dtype(acc)), 1, "C")
+    row = types.Array(storage, 2, "C")  # a, x, h, dy, da, dx: the tensors' dtype
+    vec = types.Array(from_dtype(np.dtype(acc)), 1, "C")  # h0, h_last, dh_last, dh0: the state's
     argtypes = {
         "forward": (row, row, vec, row, vec),
         "backward": (row, row, row, vec, vec, row, row, vec),

@@ -68,6 +68,28 @@ def test_forward_and_backward_equal_a_float64_loop(lookback, T, dtype):
         )
 
 
+@pytest.mark.parametrize("lookback", [False, True])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_half_precision_storage_with_a_float32_state(lookback, dtype):
+    if dtype == torch.bfloat16:
+        pytest.importorskip("ml_dtypes")
+    lr = _example()
+    a, x, h0, dy, dh_last = _inputs((2, 2, 150), dtype, seed=5)
+    leaves = [t.clone().requires_grad_() for t in (a, x, h0)]
+    h, h_last = lr.linear_recurrence(*leaves, lookback=lookback, **SMALL)
+    assert h.dtype == dtype
+    assert h_last.dtype == torch.float32
+    torch.autograd.backward([h, h_last], [dy, dh_last.float()])
+    # the reference runs on the same (rounded) inputs in float64; outputs round once
+    want = reference(a, x, h0, dy, dh_last)
+    got = [h, h_last, *(t.grad for t in leaves)]
+    for name, g, w in zip(("h", "h_last", "da", "dx", "dh0"), got, want, strict=True):
+        scale = np.abs(w).max()
+        err = np.abs(g.detach().double().cpu().numpy() - w).max() / scale
+        assert err < 1e-2, (name, err)
+    assert leaves[0].grad.dtype == dtype
+
+
 def test_without_h0_the_state_starts_at_zero_and_h0_gets_no_gradient():
     lr = _example()
     a, x, _, dy, _ = _inputs((1, 2, 100))

@@ -92,7 +92,10 @@ def kernels(acc: type[np.floating[Any]], ITEMS: int = ITEMS) -> dict[str, Any]:
             else:  # the row's first tile: h[-1] is h0
                 for i in range(ITEMS):
                     t = cuda.threadIdx.x * ITEMS + i
-                    h_before[i] = h0[row] if t == 0 else (h[row, t - 1] if t <= n else 0.0)
+                    if t == 0:
+                        h_before[i] = h0[row]
+                    elif t <= n:
+                        h_before[i] = h[row, t - 1]
             for i in range(ITEMS):
                 t = base + cuda.threadIdx.x * ITEMS + i
                 dh[i] = items[i].b + (dh_last[row] if t == n - 1 else 0.0)  # dy, the seed added
@@ -146,7 +149,11 @@ def kernels(acc: type[np.floating[Any]], ITEMS: int = ITEMS) -> dict[str, Any]:
         else:
             for i in range(ITEMS):
                 t = cuda.threadIdx.x * ITEMS + i
-                h_before[i] = h0[row] if t == 0 else (h[row, t - 1] if t <= n else 0.0)
+                if t == 0:
+                    h_before[i] = h0[row]
+                elif t <= n:
+                    h_before[i] = h[row, t - 1]
+        a0 = items[0].a  # a[0] in the row's first tile's thread 0
         for i in range(ITEMS):
             t = base + cuda.threadIdx.x * ITEMS + i
             dh[i] = items[i].b + (dh_last[row] if t == n - 1 else 0.0)
@@ -166,7 +173,7 @@ def kernels(acc: type[np.floating[Any]], ITEMS: int = ITEMS) -> dict[str, Any]:
         block.store(dx[row], base, dh)
         block.store(da[row], base, h_before)
         if base == 0 and cuda.threadIdx.x == 0:
-            dh0[row] = a[row, 0] * dh[0]
+            dh0[row] = a0 * dh[0]
 
     return {
         "pair": pair,
@@ -332,9 +339,14 @@ def _array(t: Any) -> Any:
     """The kernel argument for tensor ``t``: no copy and no host synchronisation."""
     if not isinstance(t, torch.Tensor):
         return t
+    t = t.detach()
     if t.device.type == "cuda":
-        return cuda.as_cuda_array(t.detach(), sync=False)  # the launch follows on its stream
-    return t.detach().numpy()  # in the simulator: the tensor's own memory
+        return t  # numba-cuda reads it through DLPack, ordered on the launch's stream
+    if t.dtype == torch.bfloat16:  # in the simulator: NumPy's bfloat16 is ml_dtypes'
+        import ml_dtypes
+
+        return t.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return t.numpy()  # in the simulator: the tensor's own memory
 
 
 def _launch(kernel: Any, grid: Any, threads: int, args: list[Any]) -> None:
