@@ -189,6 +189,13 @@ def _accumulator(f: str, dtype: object, items: np.dtype) -> np.dtype | None:
             f"records ({statefn.dtype_name(items)}); drop dtype= and make the record's fields "
             "as wide as the reduction needs"
         )
+    if acc != items and not np.can_cast(items, acc, "safe"):
+        wide = np.promote_types(items, acc)
+        raise ScanTypeError(
+            f"{f}: dtype={acc.name} cannot hold every {statefn.dtype_name(items)} item (the "
+            f"conversion loses {'the imaginary part' if items.kind == 'c' else 'values'}); "
+            f"dtype= widens: pass one that holds them all, e.g. dtype=np.{wide.name}"
+        )
     return None if acc == items else acc
 
 

@@ -104,6 +104,18 @@ def test_reduce_and_sum_share_a_provider() -> None:
             "reduce: dtype= must be a numeric dtype to accumulate in, one of int8, int16, ",
         ),
         (
+            {"items": ArrayFact(np.complex64, 1, 2), "dtype": np.float32},
+            scan.ScanTypeError,
+            "reduce: dtype=float32 cannot hold every complex64 item (the conversion loses the "
+            "imaginary part); dtype= widens: pass one that holds them all, e.g. dtype=np.complex64",
+        ),
+        (
+            {"items": ArrayFact(np.int32, 1, 2), "dtype": np.float32},
+            scan.ScanTypeError,
+            "reduce: dtype=float32 cannot hold every int32 item (the conversion loses values); "
+            "dtype= widens: pass one that holds them all, e.g. dtype=np.float64",
+        ),
+        (
             {"items": ArrayFact(REC, 1, 2), "op": "min", "dtype": np.float64},
             scan.ScanTypeError,
             "reduce: dtype= converts each item to the dtype to accumulate in, but items are "
