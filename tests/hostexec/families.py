@@ -309,6 +309,7 @@ class ZipCase:
     tiles: int = 2
     short: int = 0
     valid_items: int | None = None
+    reverse: bool = False  # scan each tile from its end, walking the row from its end
 
     @property
     def threads(self) -> int:
@@ -367,6 +368,7 @@ def _zip_plans(case: ZipCase) -> tuple[Any, Any, Any]:
             algorithm=None,
             temp_storage=None,
             block=case.block,
+            reverse=case.reverse,
         )
     return load, scan, store
 
@@ -401,8 +403,10 @@ def zip_program(case: ZipCase) -> Program:
         "offset": Arg("tile * TILE"),
         "items": Arg("items", "IPT"),
     }
+    first = "a.tiles - 1 - k" if case.reverse else "k"
     body = [
-        "  for (long long tile = 0; tile < a.tiles; ++tile) {",
+        "  for (long long k = 0; k < a.tiles; ++k) {",
+        f"    const long long tile = {first};",
         "    for (int i = 0; i < IPT; ++i) items[i] = a.fill[0];",
         "    " + call(load, program.symbol(load), {**load_args, **valid}),
     ]
@@ -411,7 +415,7 @@ def zip_program(case: ZipCase) -> Program:
         body.append("    " + call(scan, program.symbol(scan), scan_args))
     body += [
         "    " + call(store, program.symbol(store), {**store_args, **valid}),
-        "    if (rank == 0) a.states[row * a.tiles + tile] = state[0];",
+        "    if (rank == 0) a.states[row * a.tiles + k] = state[0];",
         "  }",
     ]
     field_types = "\n".join(
@@ -479,25 +483,40 @@ def zip_reference(case: ZipCase, src: Any) -> dict[str, Any]:
     outs = {f"out_{n}": np.full(src.shape, 55, dtype=src[n].dtype) for n in case.store}
     states = np.zeros((rows, case.tiles), dtype)
     pad = ZIP_OOB if case.oob else ZIP_FILL
+    order = range(case.tiles - 1, -1, -1) if case.reverse else range(case.tiles)
     for r in range(rows):
         state = (1, 0)
-        for t in range(case.tiles):
+        for k, t in enumerate(order):
             valid = case.length - t * tile
             if case.valid_items is not None:
                 valid = min(valid, case.valid_items)
-            items = [_tuple(src[r, t * tile + i]) if i < valid else pad for i in range(tile)]
-            if case.scan:
-                acc = state
-                scanned = []
-                for v in items:
-                    acc = _apply("compose", acc, v)
-                    scanned.append(acc)
-                items, state = scanned, acc
+            # the items in the order the threads hold them (striped: item i of rank
+            # q is tile item i * threads + q), scanned in that order
+            pos = _positions(case.algorithm, case.threads, case.items_per_thread)
+            items = [_tuple(src[r, t * tile + p]) if p < valid else pad for p in pos]
+            if case.scan:  # the callback returns its state, then composes the aggregate in
+                aggregate = items[0]
+                for v in items[1:]:
+                    aggregate = _apply("compose", aggregate, v)
+                seed, state = state, _apply("compose", state, aggregate)
+                if case.reverse:  # each item with the items after it, then the seed
+                    acc, scanned = seed, []
+                    for v in items[::-1]:
+                        acc = _apply("compose", v, acc)
+                        scanned.append(acc)
+                    items = scanned[::-1]
+                else:
+                    acc, scanned = seed, []
+                    for v in items:
+                        acc = _apply("compose", acc, v)
+                        scanned.append(acc)
+                    items = scanned
             for n in case.store:
-                k = dtype.names.index(n)  # type: ignore[union-attr]
-                for i in range(max(min(valid, tile), 0)):
-                    outs[f"out_{n}"][r, t * tile + i] = items[i][k]
-            states[r, t] = state
+                field = dtype.names.index(n)  # type: ignore[union-attr]
+                for i, p in enumerate(pos):
+                    if p < valid:
+                        outs[f"out_{n}"][r, t * tile + p] = items[i][field]
+            states[r, k] = state
     return {**outs, "states": states}
 
 

@@ -254,8 +254,15 @@ def lookback_inputs(case: LookbackCase, seed: int) -> Any:
     return _values(rng, case.value_dtype, case.op, (case.rows, case.length))
 
 
-def run_lookback(builder: Builder, case: LookbackCase, src: Any, *, seed: int = 0) -> Any:
-    """The scanned sequences (``dst``) of `case` on the host."""
+def run_lookback(
+    builder: Builder,
+    case: LookbackCase,
+    src: Any,
+    *,
+    seed: int = 0,
+    counts: dict[str, int] | None = None,
+) -> Any:
+    """The scanned sequences (``dst``) of `case` on the host (`counts`: see :func:`run`)."""
     dtype = case.value_dtype
     program = lookback_program(case.key())
     tile_bytes, padding = status_layout(builder, program)
@@ -283,7 +290,7 @@ def run_lookback(builder: Builder, case: LookbackCase, src: Any, *, seed: int = 
         "init_threads": threads,
         "seed": seed,
     }
-    return run(builder, program, buffers, params)["dst"]
+    return run(builder, program, buffers, params, counts=counts)["dst"]
 
 
 def lookback_reference(case: LookbackCase, src: Any) -> Any:

@@ -40,6 +40,7 @@ __all__ = [
     "call",
     "declare",
     "run",
+    "run_source",
 ]
 
 #: exit status of a run that broke one of the runtime's rules
@@ -222,9 +223,30 @@ def run(
     params: Mapping[str, int],
     *,
     timeout: float = 120,
+    counts: dict[str, int] | None = None,
 ) -> dict[str, np.ndarray]:
-    """Build `program` (cached), run it on `buffers` and `params`, return every buffer after."""
-    exe = builder.build(program.source(), program.name)
+    """Build `program` (cached), run it on `buffers` and `params`, return every buffer after.
+
+    `counts`, when given, receives the runtime's event counts (e.g. how often
+    a look-back met a partial tile).
+    """
+    return run_source(
+        builder, program.source(), program.name, buffers, params, timeout=timeout, counts=counts
+    )
+
+
+def run_source(
+    builder: Builder,
+    source: str,
+    name: str,
+    buffers: Mapping[str, np.ndarray],
+    params: Mapping[str, int],
+    *,
+    timeout: float = 120,
+    counts: dict[str, int] | None = None,
+) -> dict[str, np.ndarray]:
+    """Build the harness `source` (cached), run it, return every buffer after (see :func:`run`)."""
+    exe = builder.build(source, name)
     with tempfile.TemporaryDirectory(prefix="hostexec-run-") as tmp:
         folder = Path(tmp)
         (folder / "params.txt").write_text(
@@ -237,14 +259,19 @@ def run(
                 [str(exe), str(folder)], capture_output=True, text=True, timeout=timeout
             )
         except subprocess.TimeoutExpired as exc:
-            raise HostRunError(f"{program.name}: timed out after {timeout}s ({exe})") from exc
+            raise HostRunError(f"{name}: timed out after {timeout}s ({exe})") from exc
         if done.returncode == VIOLATION:
             lines = [ln for ln in done.stderr.splitlines() if "hostexec: error" in ln]
-            raise HostViolationError(f"{program.name}: {lines[-1] if lines else done.stderr}")
+            raise HostViolationError(f"{name}: {lines[-1] if lines else done.stderr}")
         if done.returncode != 0:
             raise HostRunError(
-                f"{program.name}: exit status {done.returncode} ({exe})\n{done.stderr[-2000:]}"
+                f"{name}: exit status {done.returncode} ({exe})\n{done.stderr[-2000:]}"
             )
+        if counts is not None:
+            for line in done.stdout.splitlines():
+                if line.startswith("hostexec-count "):
+                    _, n, event = line.split(" ", 2)
+                    counts[event] = counts.get(event, 0) + int(n)
         out = {}
         for name, array in buffers.items():
             data = np.fromfile(folder / f"{name}.out", dtype=array.dtype)

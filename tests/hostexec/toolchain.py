@@ -162,7 +162,8 @@ class Builder:
     _futures: dict[str, concurrent.futures.Future[Path]] = field(init=False, default_factory=dict)
     _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     _headers: str = field(init=False, default="")
-    _runtime: concurrent.futures.Future[Path] | None = field(init=False, default=None)
+    _runtime: Path | None = field(init=False, default=None)
+    _runtime_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -208,12 +209,15 @@ class Builder:
         return out
 
     def runtime(self) -> Path:
-        """The compiled runtime object (built once)."""
-        with self._lock:
+        """The compiled runtime object (built once, by the first build that needs it).
+
+        Built in the calling thread, under a lock of its own: the builds that
+        wait for it hold every worker of the pool.
+        """
+        with self._runtime_lock:
             if self._runtime is None:
-                self._runtime = self._pool.submit(self._build_runtime)
-            future = self._runtime
-        return future.result()
+                self._runtime = self._build_runtime()
+            return self._runtime
 
     def _build(self, key: str, source: str, name: str) -> Path:
         folder = self.folder / key

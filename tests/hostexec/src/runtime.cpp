@@ -110,6 +110,7 @@ Thread* g_current = nullptr;
 ucontext_t g_scheduler;
 uint64_t g_rng = 0;
 size_t g_spins = 0;
+std::map<std::string, long> g_counts;
 
 Thread& me() {
   if (g_current == nullptr) fail("a device function was called outside a launch");
@@ -447,6 +448,13 @@ void storage_leave(const void* p, size_t n, const char* what) {
   Block& b = *t.block;
   const size_t off = arena_offset(b, p, n, what, "TempStorage use");
   b.uses.push_back(Use{off, off + n, here(t), what});
+}
+
+void count(const char* event) { ++g_counts[event]; }
+
+void print_counts() {
+  for (const auto& [event, n] : g_counts) std::printf("hostexec-count %ld %s\n", n, event.c_str());
+  std::fflush(stdout);
 }
 
 void register_global(const void* p, size_t n, const char* name) {

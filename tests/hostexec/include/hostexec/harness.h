@@ -61,6 +61,7 @@ class Harness {
   }
 
   void finish() {
+    print_counts();
     for (const Buffer& b : buffers_) {
       for (size_t i = 0; i < kGuard; ++i) {
         if (b.raw[i] != kGuardByte || b.data[b.bytes + i] != kGuardByte)

@@ -111,6 +111,11 @@ T poison() {
   return v;
 }
 
+// -- coverage counters --------------------------------------------------------------
+//: Count an event (the harness prints every count after its launches).
+void count(const char* event);
+void print_counts();
+
 // -- launches (the harness's side) -----------------------------------------------------
 struct Launch {
   dim3 grid;

@@ -96,6 +96,7 @@ struct ScanTileState {
     for (;;) {
       status = get(slot, tile_idx);
       if (status != SCAN_TILE_INVALID) break;
+      ::hx::count("look-back: waits on an invalid tile");
       ::hx::spin("the look-back waiting for an invalid tile status");
     }
     if (status == SCAN_TILE_PARTIAL) value = partial_[slot];
@@ -161,6 +162,8 @@ class TilePrefixCallbackOp {
         ::hx::fail("the look-back of tile %d reached the padding before tile 0 without an "
                    "inclusive prefix",
                    tile_idx_);
+      ::hx::count(s == SCAN_TILE_PARTIAL ? "look-back: combines a partial tile"
+                                         : "look-back: stops at an inclusive tile");
       exclusive = {exclusive.defined ? op_(value, exclusive.value) : value, true};
       if (s == SCAN_TILE_INCLUSIVE) break;
     }

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Host execution tests: the session's harness builder, or a skip naming why there is none."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from hostexec.toolchain import Builder, find_compiler, missing_reason
+
+
+@pytest.fixture(scope="session")
+def builder() -> Iterator[Builder]:
+    """Builds harnesses with the host compiler (cached by content in the session)."""
+    compiler = find_compiler()
+    if compiler is None:
+        pytest.skip(f"host execution of the generated code: {missing_reason()}")
+    yield Builder.create(compiler)
