@@ -16,4 +16,6 @@ def builder() -> Iterator[Builder]:
     compiler = find_compiler()
     if compiler is None:
         pytest.skip(f"host execution of the generated code: {missing_reason()}")
-    yield Builder.create(compiler)
+    built = Builder.create(compiler)
+    yield built
+    built.close()

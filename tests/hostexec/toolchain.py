@@ -154,10 +154,13 @@ class Builder:
     compiler : Compiler
     folder : Path
         The cache folder (one subfolder a build).
+    temporary : bool
+        Whether :meth:`close` removes the folder.
     """
 
     compiler: Compiler
     folder: Path
+    temporary: bool = False
     _pool: concurrent.futures.ThreadPoolExecutor = field(init=False)
     _futures: dict[str, concurrent.futures.Future[Path]] = field(init=False, default_factory=dict)
     _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
@@ -174,8 +177,15 @@ class Builder:
     def create(cls, compiler: Compiler) -> Builder:
         """A builder caching in ``$HOSTEXEC_CACHE``, or in a fresh temporary folder."""
         cache = os.environ.get(CACHE_ENV)
-        folder = Path(cache) if cache else Path(tempfile.mkdtemp(prefix="hostexec-"))
-        return cls(compiler, folder)
+        if cache:
+            return cls(compiler, Path(cache))
+        return cls(compiler, Path(tempfile.mkdtemp(prefix="hostexec-")), temporary=True)
+
+    def close(self) -> None:
+        """Wait for the builds under way; remove the folder if it is a temporary one."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        if self.temporary:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def _key(self, *parts: str) -> str:
         h = hashlib.sha256()
