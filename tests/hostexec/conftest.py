@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -19,3 +20,12 @@ def builder() -> Iterator[Builder]:
     built = Builder.create(compiler)
     yield built
     built.close()
+
+
+if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+    # the simulator's process runs only the three-way comparisons
+    collect_ignore = [
+        "test_hostexec_families.py",
+        "test_hostexec_runtime.py",
+        "test_hostexec_scan.py",
+    ]

@@ -62,7 +62,8 @@ def _last(a: Any, b: Any) -> Any:
 
 def _running_compose(state: Any, block_aggregate: Any) -> Any:
     prefix = (state[0].a, state[0].b)
-    state[0] = (state[0].a * block_aggregate.a, block_aggregate.a * state[0].b + block_aggregate.b)
+    state[0].a = prefix[0] * block_aggregate.a
+    state[0].b = block_aggregate.a * prefix[1] + block_aggregate.b
     return prefix
 
 
