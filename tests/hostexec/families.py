@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 #: The record dtypes the cases name.
-RECORDS = {
+RECORDS: dict[str, Any] = {
     "pair": corpus.PAIR,
     "affine": corpus.AFFINE,
     "mixed": np.dtype([("a", np.int16), ("b", np.float64)], align=True),
@@ -56,8 +56,9 @@ RECORDS = {
 _OPS = {"user_add": bc.user_add, "last": corpus.last, "compose": corpus.compose}
 
 
-def _dtype(name: str) -> np.dtype[Any]:
-    return RECORDS.get(name, np.dtype(name) if name not in RECORDS else None)
+def _dtype(name: str) -> Any:
+    """The dtype a case names: a record of :data:`RECORDS`, or a NumPy scalar's."""
+    return RECORDS[name] if name in RECORDS else np.dtype(name)
 
 
 def _op(name: str) -> Any:
@@ -331,7 +332,7 @@ ZIP_FILL = (77, 66)
 
 
 def _zip_plans(case: ZipCase) -> tuple[Any, Any, Any]:
-    dtype = RECORDS[case.record]
+    dtype: Any = RECORDS[case.record]
     fields = dtype.fields
     assert fields is not None
     assert dtype.names is not None
@@ -512,7 +513,7 @@ def zip_reference(case: ZipCase, src: Any) -> dict[str, Any]:
                         scanned.append(acc)
                     items = scanned
             for n in case.store:
-                field = dtype.names.index(n)  # type: ignore[union-attr]
+                field = dtype.names.index(n)
                 for i, p in enumerate(pos):
                     if p < valid:
                         outs[f"out_{n}"][r, t * tile + p] = items[i][field]
@@ -576,7 +577,12 @@ class WarpCase:
 def _warp_plans(case: WarpCase) -> tuple[Any, Any, Any]:
     dtype = np.dtype(case.dtype)
     items = ArrayFact(dtype, 1, case.items_per_thread)
-    io = {"array": ArrayFact(dtype, 1), "items": items, "lanes": case.lanes, "block": case.block}
+    io: dict[str, Any] = {
+        "array": ArrayFact(dtype, 1),
+        "items": items,
+        "lanes": case.lanes,
+        "block": case.block,
+    }
     oob = ScalarFact(dtype) if case.oob else None
     load = plan_warp_io(function="load", algorithm=case.load, oob_default=oob, **io)
     store = plan_warp_io(function="store", algorithm=case.store, oob_default=None, **io)

@@ -39,7 +39,7 @@ from .toolchain import Builder
 
 __all__ = ["harness_key", "run_scan_case", "scan_case_plans", "scan_program"]
 
-_U8 = np.dtype(np.uint8)
+_U8: Any = np.dtype(np.uint8)
 
 
 def _temp(mode: str) -> ArrayFact | None:
@@ -82,7 +82,9 @@ def scan_case_plans(case: ScanCase) -> tuple[Any, Any, Any]:
     dtype = np.dtype(case.dtype)
     ipt = case.ipt
     temp = _temp(case.temp_storage)
-    load = store = scan_plan = None
+    load: Any = None
+    store: Any = None
+    scan_plan: Any = None
     if case.io is not None:
         io: dict[str, Any] = {
             "array": ArrayFact(dtype, 1),

@@ -16,7 +16,9 @@ import pytest
 
 from hostexec import families as fam
 from hostexec import lookback as lb
+from hostexec.program import Arg, Program, call, run, value_decls
 from hostexec.toolchain import Builder
+from scan._plan import ArrayFact, plan_tile_io
 
 REDUCES = [
     fam.ReduceCase(),
@@ -233,3 +235,63 @@ def test_lookback_runs_met_every_status() -> None:
         pytest.skip("runs after test_lookback_equals_numpy")
     for event in ("waits on an invalid tile", "combines a partial tile", "stops at an inclusive"):
         assert any(event in met and n > 0 for met, n in _MET.items()), (event, _MET)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="CUB's BlockStore exchanges the caller's items in place (_TRANSPOSE, "
+    "_WARP_TRANSPOSE*) and the generated store passes the kernel's items array to it, so "
+    "after block.store with such an algorithm (warp_transpose is the default for most "
+    "shapes) the items are permuted on a GPU; the simulator leaves them as they were",
+)
+def test_items_keep_their_values_after_a_store(builder: Builder) -> None:
+    io: dict[str, Any] = {
+        "array": ArrayFact(np.int32, 1),
+        "items": ArrayFact(np.int32, 1, 4),
+        "algorithm": "warp_transpose",
+        "temp_storage": None,
+        "block": (64, 1, 1),
+    }
+    load = plan_tile_io(function="load", oob_default=None, **io)
+    store = plan_tile_io(function="store", oob_default=None, **io)
+    program = Program("store twice", [load, store])
+
+    def move(plan: Any, array: str, to: str) -> str:
+        args = {array: Arg(to, "256", 4), "offset": Arg("0"), "items": Arg("items", "4")}
+        return "  " + call(plan, program.symbol(plan), args)
+
+    program.driver_parts = [
+        "namespace hostexec_driver {",
+        value_decls(np.dtype(np.int32)),
+        "struct Args { value_t* src; value_t* first; value_t* second; };",
+        "void kernel(void* p) {",
+        "  Args& a = *static_cast<Args*>(p);",
+        "  value_t items[4];",
+        move(load, "src", "a.src"),
+        move(store, "dst", "a.first"),
+        move(store, "dst", "a.second"),
+        "}",
+        "}  // namespace hostexec_driver",
+        "int main(int argc, char** argv) {",
+        "  using namespace hostexec_driver;",
+        "  ::hx::Harness h(argc, argv);",
+        "  Args a;",
+        '  a.src = h.buffer<value_t>("src");',
+        '  a.first = h.buffer<value_t>("first");',
+        '  a.second = h.buffer<value_t>("second");',
+        "  ::hx::Launch launch;",
+        "  launch.grid = dim3{1, 1, 1};",
+        "  launch.block = dim3{64, 1, 1};",
+        "  launch.kernel = kernel;",
+        "  launch.args = &a;",
+        "  ::hx::launch(launch);",
+        "  h.finish();",
+        "  return 0;",
+        "}",
+    ]
+    src = np.arange(256, dtype=np.int32)
+    zeros = np.zeros(256, np.int32)
+    out = run(builder, program, {"src": src, "first": zeros, "second": zeros}, {})
+    np.testing.assert_array_equal(out["first"], src)
+    np.testing.assert_array_equal(out["second"], src)

@@ -87,17 +87,19 @@ EXCHANGE = """
 
 
 @pytest.mark.parametrize("step", [1, 63, 32])
-def test_a_read_of_another_threads_unsynchronised_write_is_a_race(builder, step):
+def test_a_read_of_another_threads_unsynchronised_write_is_a_race(
+    builder: Builder, step: int
+) -> None:
     refused(builder, program(EXCHANGE.format(sync="", step=step)), "data race")
 
 
 @pytest.mark.parametrize("step", [1, 63, 32])
-def test_a_barrier_orders_the_write_before_the_read(builder, step):
+def test_a_barrier_orders_the_write_before_the_read(builder: Builder, step: int) -> None:
     for dst in passes(builder, program(EXCHANGE.format(sync="  __syncthreads();", step=step))):
         np.testing.assert_array_equal(dst[:64], (np.arange(64) + step) % 64 + 1)
 
 
-def test_a_warp_barrier_orders_lanes_of_its_warp_only(builder):
+def test_a_warp_barrier_orders_lanes_of_its_warp_only(builder: Builder) -> None:
     within = EXCHANGE.format(sync="  __syncwarp();", step=1).replace(
         "(rank + 1) % 64", "rank / 32 * 32 + (rank + 1) % 32"
     )
@@ -108,18 +110,18 @@ def test_a_warp_barrier_orders_lanes_of_its_warp_only(builder):
     refused(builder, program(across), "data race")
 
 
-def test_an_index_past_a_shared_arrays_extent_is_refused(builder):
+def test_an_index_past_a_shared_arrays_extent_is_refused(builder: Builder) -> None:
     body = "  __shared__ int slots[2][64];\n  slots[rank / 64][rank + 1] = rank;"
     refused(builder, program(body), re.escape("out-of-bounds index 64 into slots (extent 64)"))
 
 
-def test_a_read_of_shared_memory_no_thread_wrote_is_refused(builder):
+def test_a_read_of_shared_memory_no_thread_wrote_is_refused(builder: Builder) -> None:
     body = "  __shared__ int slot[64];\n  if (rank > 0) slot[rank] = 1;\n  __syncthreads();\n"
     body += "  a.dst[rank] = slot[(rank + 1) % 64];"
     refused(builder, program(body), "slot\\+0, which no thread has written")
 
 
-def test_a_barrier_not_reached_by_every_thread_is_refused(builder):
+def test_a_barrier_not_reached_by_every_thread_is_refused(builder: Builder) -> None:
     body = "  if (rank < 32) __syncthreads();"
     refused(builder, program(body), "not reached by every thread")
 
@@ -148,7 +150,9 @@ SCANS = """
         ("BLOCK_SCAN_WARP_SCANS", "InclusiveSum(x, y, prefix)", True),
     ],
 )
-def test_temp_storage_is_reused_only_after_a_barrier(builder, algo, call, allowed):
+def test_temp_storage_is_reused_only_after_a_barrier(
+    builder: Builder, algo: str, call: str, allowed: bool
+) -> None:
     unsynced = program(SCANS.format(algo=algo, call=call, sync=""))
     if allowed:
         passes(builder, unsynced)
@@ -157,7 +161,7 @@ def test_temp_storage_is_reused_only_after_a_barrier(builder, algo, call, allowe
     passes(builder, program(SCANS.format(algo=algo, call=call, sync="  __syncthreads();")))
 
 
-def test_logical_warps_sharing_one_warp_scan_storage_race(builder):
+def test_logical_warps_sharing_one_warp_scan_storage_race(builder: Builder) -> None:
     body = """
   using warp_scan_t = cub::WarpScan<int, 8>;
   using temp_storage_t = warp_scan_t::TempStorage[8];
@@ -172,7 +176,7 @@ def test_logical_warps_sharing_one_warp_scan_storage_race(builder):
     refused(builder, program(body.format(index="0")), "data race|reused after a barrier")
 
 
-def test_undefined_results_are_poisoned(builder):
+def test_undefined_results_are_poisoned(builder: Builder) -> None:
     body = """
   using reduce_t = cub::BlockReduce<int, 64>;
   using temp_storage_t = reduce_t::TempStorage;
@@ -184,7 +188,7 @@ def test_undefined_results_are_poisoned(builder):
     assert (dst[1:64] == np.int32(np.uint32(0xA5A5A5A5))).all()
 
 
-def test_a_store_that_exchanges_leaves_the_items_undefined(builder):
+def test_a_store_that_exchanges_leaves_the_items_undefined(builder: Builder) -> None:
     body = """
   using store_t = cub::BlockStore<int, 64, 2, cub::{algo}>;
   using temp_storage_t = store_t::TempStorage;
@@ -201,7 +205,7 @@ def test_a_store_that_exchanges_leaves_the_items_undefined(builder):
     assert (moved[128:192] == np.int32(np.uint32(0xA5A5A5A5))).all()
 
 
-def test_a_primitive_for_another_block_shape_is_refused(builder):
+def test_a_primitive_for_another_block_shape_is_refused(builder: Builder) -> None:
     body = """
   using scan_t = cub::BlockScan<int, 32>;
   using temp_storage_t = scan_t::TempStorage;
@@ -212,7 +216,7 @@ def test_a_primitive_for_another_block_shape_is_refused(builder):
     refused(builder, program(body), re.escape("for blocks of (32, 1, 1) threads runs in a block"))
 
 
-def test_global_accesses_outside_the_arrays_are_refused(builder):
+def test_global_accesses_outside_the_arrays_are_refused(builder: Builder) -> None:
     shim = "  int items[4];\n  cub::LoadDirectBlocked(rank, a.src, items);"
     refused(builder, program(shim, threads=128), "outside the array")
     raw = "  if (rank == 0) a.dst[a.n] = 1;"
@@ -235,18 +239,18 @@ STATUS = """
 """
 
 
-def test_a_status_nobody_initialised_is_refused(builder):
+def test_a_status_nobody_initialised_is_refused(builder: Builder) -> None:
     source = program(STATUS.format(init="", publish="true"))
     refused(builder, source, "the status was not initialised")
 
 
-def test_a_look_back_that_would_wait_forever_is_refused(builder):
+def test_a_look_back_that_would_wait_forever_is_refused(builder: Builder) -> None:
     init = "  tile_state.InitializeStatus(4);"
     refused(builder, program(STATUS.format(init=init, publish="false")), "would wait forever")
     passes(builder, program(STATUS.format(init=init, publish="true")))
 
 
-def test_shuffles(builder):
+def test_shuffles(builder: Builder) -> None:
     body = """
   const int lane = rank % 32;
   a.dst[rank] = __shfl_up_sync(0xffffffffu, lane, 1) + 100 * __shfl_xor_sync(0xffffffffu, lane, 3)

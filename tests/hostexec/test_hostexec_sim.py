@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
+# mypy: disable-error-code="untyped-decorator"
 """Three implementations agree: the generated code on the host, the simulator (or a GPU), NumPy.
 
 The same kernels run in the CUDA simulator (this module runs in the ``sim``

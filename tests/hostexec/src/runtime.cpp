@@ -190,8 +190,8 @@ std::string where_in(const Block& b, size_t off) {
   for (const Allocation& a : b.allocs)
     if (a.end <= off && (near == nullptr || a.end > near->end)) near = &a;
   if (near != nullptr) {
-    std::snprintf(buf, sizeof(buf), "%zu bytes past the end of %s (%zu bytes)",
-                  off - near->end + 1, near->name, near->end - near->begin);
+    std::snprintf(buf, sizeof(buf), "byte %zu past the end of %s (%zu bytes)",
+                  off - near->end, near->name, near->end - near->begin);
     return buf;
   }
   std::snprintf(buf, sizeof(buf), "shared offset %zu (no allocation)", off);
