@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The generated block and warp scans, loads and stores, run on the host, equal NumPy.
 
-Cases are the differential fuzzer's (:mod:`cases.fuzz`): a fixed list that
+Cases are the differential fuzzer's (:mod:`hostexec.suite`): a fixed list that
 covers every option at least once (:data:`COVERAGE`), then cases drawn by
 the fuzzer's own strategy with a fixed seed (``HOSTEXEC_FUZZ_SEED``, default
 17; ``HOSTEXEC_FUZZ_EXAMPLES`` draws, default 40, of which those the library
@@ -14,215 +14,16 @@ states and two schedules of the threads.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pytest
 from cases import block_cases as bc
 from cases import fuzz
 from cases.block_cases import ScanCase
-from hypothesis import HealthCheck, given, seed, settings
 
 from hostexec.kernels import harness_key, run_scan_case, scan_program
+from hostexec.suite import CASES, DRAWN
 from hostexec.toolchain import Builder
-
-SEED = int(os.environ.get("HOSTEXEC_FUZZ_SEED", "17"))
-EXAMPLES = int(os.environ.get("HOSTEXEC_FUZZ_EXAMPLES", "40"))
-
-#: Every option of the scans and of tile I/O, each in at least one case.
-COVERAGE = [
-    # integer sums with a stateful callback: thread items scanned first
-    ScanCase(block=(128, 1, 1), items_per_thread=4, tiles=3, io="warp_transpose", prefix="running"),
-    # reverse scans: exchanges through the mirrored rank, one and several items a thread
-    ScanCase(
-        entry="exclusive_sum",
-        mode="exclusive",
-        reverse=True,
-        block=(64, 1, 1),
-        items_per_thread=3,
-        tiles=2,
-        io="transpose",
-        short=5,
-        prefix="running",
-    ),
-    ScanCase(
-        entry="inclusive_scan",
-        op="max",
-        reverse=True,
-        algorithm="warp_scans",
-        block=(64, 1, 1),
-        items_per_thread=2,
-        tiles=3,
-        io="vectorize",
-        prefix="count",
-    ),
-    ScanCase(
-        entry="exclusive_scan",
-        mode="exclusive",
-        op="min",
-        initial_value=5,
-        reverse=True,
-        algorithm="raking_memoize",
-        block=(33, 1, 1),
-        items_per_thread=0,
-        tiles=2,
-        io="direct",
-        aggregate=True,
-    ),
-    ScanCase(
-        entry="inclusive_scan",
-        op="user_add",
-        reverse=True,
-        dtype="float32",
-        block=(32, 2, 1),
-        items_per_thread=2,
-        prefix="running",
-        state_dtype="float64",
-        tiles=2,
-        io="warp_transpose",
-    ),
-    ScanCase(entry="inclusive_sum", reverse=True, block=(7, 1, 1), items_per_thread=1, tiles=2),
-    # operators, initial values, aggregates, stateless callbacks
-    ScanCase(
-        entry="scan",
-        mode="exclusive",
-        op="user_add",
-        prefix="stateless",
-        block=(4, 8, 1),
-        items_per_thread=2,
-        io="striped",
-        short=3,
-        tiles=2,
-        temp_storage="caller",
-    ),
-    ScanCase(
-        entry="inclusive_scan",
-        op="*",
-        dtype="int8",
-        block=(96, 1, 1),
-        items_per_thread=3,
-        initial_value=2,
-        aggregate=True,
-        tiles=2,
-        io="default",
-        valid_items=100,
-        oob_default=1,
-    ),
-    ScanCase(
-        entry="exclusive_scan",
-        mode="exclusive",
-        op="^",
-        dtype="uint16",
-        block=(16, 2, 2),
-        items_per_thread=2,
-        algorithm="warp_scans",
-        prefix="running",
-        state_dtype="uint64",
-        tiles=3,
-        io="warp_transpose_timesliced",
-        short=40,
-        temp_storage="dynamic",
-        auto_sync=False,
-    ),
-    ScanCase(
-        entry="inclusive_sum",
-        dtype="float64",
-        algorithm="warp_scans",
-        block=(256, 1, 1),
-        items_per_thread=4,
-        prefix="running",
-        state_dtype="float64",
-        io="vectorize",
-        tiles=2,
-        short=700,
-    ),
-    ScanCase(
-        entry="exclusive_sum",
-        mode="exclusive",
-        dtype="uint8",
-        block=(3, 3, 3),
-        items_per_thread=0,
-        prefix="count",
-        state_dtype="uint64",
-        io="direct",
-        tiles=3,
-        valid_items=-3,
-        auto_sync=False,
-        temp_storage="caller",
-    ),
-    ScanCase(entry="inclusive_scan", op="|", dtype="int64", block=(5, 3, 1), out_of_place=True),
-    ScanCase(entry="none", block=(64, 1, 1), items_per_thread=4, io="transpose", short=70),
-    # warp scans: every logical warp size, callbacks, initial values, aggregates
-    ScanCase(lanes=1, block=(4, 1, 1), items_per_thread=2, prefix="running", tiles=2),
-    ScanCase(
-        lanes=2,
-        entry="exclusive_scan",
-        mode="exclusive",
-        op="max",
-        initial_value=3,
-        block=(6, 1, 1),
-        items_per_thread=0,
-        aggregate=True,
-    ),
-    ScanCase(
-        lanes=4,
-        entry="exclusive_sum",
-        mode="exclusive",
-        block=(2, 4, 4),
-        items_per_thread=3,
-        prefix="running",
-        tiles=2,
-        io="striped",
-        short=7,
-    ),
-    ScanCase(lanes=8, entry="inclusive_scan", op="user_add", block=(64, 1, 1), aggregate=True),
-    ScanCase(
-        lanes=16,
-        entry="exclusive_scan",
-        mode="exclusive",
-        op="*",
-        dtype="int32",
-        block=(32, 1, 1),
-        items_per_thread=2,
-        prefix="running",
-        tiles=3,
-    ),
-    ScanCase(
-        lanes=32,
-        entry="exclusive_sum",
-        mode="exclusive",
-        dtype="float32",
-        block=(96, 1, 1),
-        items_per_thread=2,
-        prefix="running",
-        state_dtype="float32",
-        tiles=2,
-        io="warp_transpose",
-    ),
-]
-
-
-def _draw(count: int, base: int) -> list[ScanCase]:
-    drawn: list[ScanCase] = []
-
-    @settings(
-        max_examples=count,
-        database=None,
-        deadline=None,
-        derandomize=False,
-        suppress_health_check=list(HealthCheck),
-    )
-    @seed(base)
-    @given(case=fuzz.cases())
-    def collect(case: ScanCase) -> None:
-        drawn.append(case)
-
-    collect()
-    return [case for case in drawn if not bc.expected_refusals(case)]
-
-
-DRAWN = _draw(EXAMPLES, SEED)
-CASES = COVERAGE + DRAWN
 
 
 def _id(case: Any) -> str:
