@@ -4,7 +4,8 @@
 A :class:`Program` is the C++ of one harness: the kernel's unit
 (:mod:`hostexec.units`, ``__shared__`` rewritten), the callbacks
 (:mod:`hostexec.corpus`) and a driver that a kernel family writes
-(:mod:`hostexec.kernels`): its kernel body calls each provider through the
+(:mod:`hostexec.kernels`, :mod:`hostexec.families`, :mod:`hostexec.lookback`): its
+kernel body calls each provider through the
 family's operand table (:func:`call`), as a front end's lowering does, and its
 ``main`` reads buffers and parameters, launches, and writes the buffers back.
 
@@ -41,6 +42,7 @@ __all__ = [
     "declare",
     "run",
     "run_source",
+    "value_decls",
 ]
 
 #: exit status of a run that broke one of the runtime's rules
@@ -174,9 +176,12 @@ class Program:
         For messages.
     plans : sequence of plans
         The kernel's calls (every provider the kernel compiles with).
-    driver : str
+    driver_parts : list of str
         The driver's C++ (kernel body and ``main``); it calls providers by
         the symbols :meth:`symbol` gives.
+    extra : sequence of str
+        Other generated units the harness compiles (each in a namespace of
+        its own), e.g. a tile status's init kernel.
     """
 
     name: str
@@ -277,15 +282,6 @@ def run_source(
             data = np.fromfile(folder / f"{name}.out", dtype=array.dtype)
             out[name] = data.reshape(array.shape)
         return out
-
-
-def c_value(dtype: np.dtype[Any]) -> str:
-    """The C++ type the generated code gives a value of `dtype` (records: its struct)."""
-    from scan._vocab import c_type
-
-    if dtype.names is not None:
-        raise TypeError("records are declared with scan._codegen.value_decl")
-    return c_type(dtype)
 
 
 def value_decls(value_dtype: np.dtype[Any], state_dtype: np.dtype[Any] | None = None) -> str:
