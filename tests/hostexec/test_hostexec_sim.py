@@ -219,11 +219,14 @@ LOOKBACK = lb.LookbackCase(
 )
 
 
+INT64_MAX = np.int64(np.iinfo(np.int64).max)  # min's identity: a partial tile's padding
+
+
 @cuda.jit
 def lookback_kernel(src: Any, dst: Any, status: Any) -> None:
     items = cuda.local.array(4, np.int64)
     base = (2 - cuda.blockIdx.x) * 256
-    block.load(src[0], base, items, oob_default=np.iinfo(np.int64).max)
+    block.load(src[0], base, items, oob_default=INT64_MAX)
     block.exclusive_scan(
         items,
         scan_op="min",
