@@ -25,6 +25,7 @@ def builder() -> Iterator[Builder]:
 if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
     # the simulator's process runs only the three-way comparisons
     collect_ignore = [
+        "test_hostexec_coverage.py",
         "test_hostexec_families.py",
         "test_hostexec_runtime.py",
         "test_hostexec_scan.py",
