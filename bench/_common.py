@@ -260,6 +260,7 @@ _TAGS = (
     "FL_CHILD",
     "FIRST_LAUNCH",
     "LAUNCH",
+    "SKIP",
 )
 
 

@@ -11,9 +11,10 @@ tiles would come out wrong; the CUB C++ kernel pads its tail with ``T(0)`` the
 same way. Full tiles do not use the padding.
 
 Three forms: with explicit ``algorithm=`` on every call (numba-cuda), with no
-``algorithm=`` anywhere (the library's defaults), and the same two written
-with numba-cuda-mlir. The numba-cuda kernels refer to ``cuda`` as a module
-global, as a user's kernel does (the simulator swaps it there).
+``algorithm=`` anywhere (the library's defaults; also with its loop written
+as ``block.tiles``), and the same two written with numba-cuda-mlir. The
+numba-cuda kernels refer to ``cuda`` as a module global, as a user's kernel
+does (the simulator swaps it there).
 """
 
 from __future__ import annotations
@@ -60,10 +61,12 @@ def make_explicit_kernel(
     return row_cumsum
 
 
-def make_default_kernel(dtype: str, threads: int, items: int) -> Any:
+def make_default_kernel(dtype: str, threads: int, items: int, *, tiles: bool = False) -> Any:
     """The same loop with no ``algorithm=`` anywhere: whatever the library's defaults are.
 
-    Written out on its own rather than passing ``algorithm=None``.
+    Written out on its own rather than passing ``algorithm=None``. With
+    `tiles`, the loop is ``for base in block.tiles(n, values)`` (contender
+    ``project_tiles``), which compiles to the ``range`` loop.
     """
     VALUE = getattr(np, dtype)
     STATE_T = getattr(np, STATE[dtype])
@@ -71,6 +74,20 @@ def make_default_kernel(dtype: str, threads: int, items: int) -> Any:
     ITEMS = items
     TILE = threads * items
     total = rowscan.running_total(STATE[dtype])
+    if tiles:
+
+        @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
+        def row_cumsum_tiles(src: Any, dst: Any) -> None:
+            row = cuda.blockIdx.x
+            state = cuda.local.array(1, STATE_T)
+            state[0] = 0
+            values = cuda.local.array(ITEMS, VALUE)
+            for base in block.tiles(src.shape[1], values):
+                block.load(src[row], base, values, oob_default=ZERO)
+                block.inclusive_sum(values, values, prefix_op=total, prefix_state=state)
+                block.store(dst[row], base, values)
+
+        return row_cumsum_tiles
 
     @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
     def row_cumsum_default(src: Any, dst: Any) -> None:

@@ -15,6 +15,9 @@ closure and a result check:
                     int32 data, else the data's dtype
 ``project_default`` the same loop written with no ``algorithm=`` anywhere: whatever
                     the library's defaults are
+``project_tiles``   ``project_default`` with its loop ``for base in block.tiles(n,
+                    items)`` instead of the ``range`` written by hand (``--tiles``;
+                    the same machine code is expected, so the same speed)
 ``cub_cpp``         the CUB C++ kernel of ``cub_rowscan_kernel.cuh`` for every
                     ``BLOCK_SCAN_*`` x ``BLOCK_LOAD/STORE_*`` pair, its running total
                     of the project's state dtype, compiled by nvcc into cubins
@@ -233,12 +236,15 @@ class ProjectSpec:
     algo: str | None
     io: str | None
     launch_bounds: bool = False
+    loop: str = "range"  # "tiles": the loop is block.tiles(n, items)
 
     @property
     def impl(self) -> str:
         """Contender name."""
         if self.frontend == "mlir":
             return "project_mlir"
+        if self.loop == "tiles":
+            return "project_tiles"
         return "project_default" if self.algo is None else "project"
 
     @property
@@ -254,7 +260,9 @@ class ProjectSpec:
         return (self.frontend, self.dtype, self.threads, self.items)
 
     def order(self) -> tuple[int, int, int, int]:
-        """Compile order inside a group (the explicit kernels, then the default one)."""
+        """Compile order in a group: explicit kernels, the default one, its iterator twin."""
+        if self.loop == "tiles":
+            return (2, 0, 0, 0)
         if self.algo is None:
             return (1, 0, 0, int(self.launch_bounds))
         return (0, SCANS.index(self.algo), IOS.index(self.io or ""), int(self.launch_bounds))
@@ -430,6 +438,8 @@ def build_plan(args: argparse.Namespace) -> Plan:
         frontend: str, dtype: str, threads: int, items: int, memoize: bool, configs: str = "all"
     ) -> list[ProjectSpec]:
         specs = [ProjectSpec(frontend, dtype, threads, items, None, None)]
+        if args.tiles and frontend == "numba":
+            specs.append(ProjectSpec(frontend, dtype, threads, items, None, None, loop="tiles"))
         if configs == "default":
             return specs
         scans = [s for s in SCANS if s != "raking_memoize" or memoize]
@@ -524,7 +534,9 @@ def build_project_kernel(spec: ProjectSpec) -> Any:
     if spec.frontend == "mlir":
         return mk.make_mlir_kernel(spec.dtype, spec.threads, spec.items, spec.algo, spec.io)
     if spec.algo is None:
-        return mk.make_default_kernel(spec.dtype, spec.threads, spec.items)
+        return mk.make_default_kernel(
+            spec.dtype, spec.threads, spec.items, tiles=spec.loop == "tiles"
+        )
     return mk.make_explicit_kernel(
         spec.dtype,
         spec.threads,
@@ -1789,6 +1801,37 @@ def defaults_table(report: Report) -> list[str]:
     return _md_table(head, body)
 
 
+def tiles_table(report: Report) -> list[str]:
+    """(g) project_tiles (the block.tiles loop) against project_default (the range loop)."""
+    body = []
+    for method in ("b2b", "sync"):
+        for key, rows in _cells(report.rows, method).items():
+            tiles, hand = _one(rows, "project_tiles"), _one(rows, "project_default")
+            if tiles is None or hand is None:
+                continue
+            body.append(
+                [
+                    *_cell_name(key),
+                    method,
+                    _fmt(_gbps(hand), 0),
+                    _fmt(_gbps(tiles), 0) + ("" if tiles["ok"] else " (FAILED)"),
+                    _fmt(_ratio(_gbps(tiles), _gbps(hand)), 3),
+                    f"{hand['regs']} / {tiles['regs']}",
+                ]
+            )
+    head = [
+        "dtype",
+        "shape",
+        "threads x items",
+        "method",
+        "range loop GB/s",
+        "block.tiles GB/s",
+        "tiles / range",
+        "regs (range / tiles)",
+    ]
+    return _md_table(head, body)
+
+
 def same_config_table(report: Report) -> list[str]:
     """(b) project / cub_cpp per (scan, io), the same configuration in the same cell."""
     b2b = _cells(report.rows, "b2b")
@@ -2036,6 +2079,13 @@ def markdown(report: Report) -> list[str]:
         ]
     if any(r["task"] != "rowscan" for r in report.rows):
         lines += ["## (f) Other tasks", "", *other_tasks_table(report), ""]
+    if any(r["impl"] == "project_tiles" for r in report.rows):
+        lines += [
+            "## (g) Tile iterators: block.tiles against the range loop written by hand",
+            "",
+            *tiles_table(report),
+            "",
+        ]
     lines += ["## Compilation", "", *compile_table(report), ""]
     lines += ["## Parts", ""]
     lines += _md_table(
@@ -2212,7 +2262,7 @@ class Runner:
             if s is not None and s.frontend == "numba"
         ]
         timed = [(o, s) for o, s in numba if o.ok and o.samples["b2b"]]
-        chosen = [(o, s) for o, s in numba if s.algo is None]
+        chosen = [(o, s) for o, s in numba if s.algo is None]  # default, and its tiles twin
         if timed:
             chosen.append(min(timed, key=lambda p: stats(p[0].samples["b2b"])["median_ms"]))
         for o, s in chosen:
@@ -2471,6 +2521,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default="all",
         help="project kernels of the main cells: every algorithm x tile I/O, or only "
         "project_default (and its scan.launcher twin) (default: %(default)s)",
+    )
+    sel.add_argument(
+        "--tiles",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="also time project_tiles, project_default with its loop written as "
+        "block.tiles(n, items), in the same cells and rounds (default: %(default)s)",
     )
     sel.add_argument(
         "--launch-bounds",

@@ -27,9 +27,10 @@ reduce algorithm ``algo``), the same on both sides:
 ``project``
     The library, written as docs/reduce.md shows: ``block.load(row, base,
     items, oob_default=<identity>, algorithm=io)`` and ``block.sum(items,
-    algorithm=algo)`` or ``block.reduce(items, "max", algorithm=algo)`` in a
-    loop stepped by ``block.tile_size(items)``, a plain ``@cuda.jit`` kernel
-    launched by numba-cuda. The library declares the launch's block size as
+    algorithm=algo, broadcast=False)`` or ``block.reduce(items, "max",
+    algorithm=algo, broadcast=False)`` (CUB's result, in thread 0, which alone
+    accumulates it) in a ``for base in block.tiles(n, items)`` loop, a plain
+    ``@cuda.jit`` kernel launched by numba-cuda. The library declares the launch's block size as
     the kernel's launch bounds and puts CUB's barrier after each reduce
     (``auto_sync=True``); the full-or-partial decision of a tile is the
     load's, at run time. A load through shared memory (``--io
@@ -246,9 +247,11 @@ def make_kernel(task: Task, cfg: Config) -> Any:
             row = src[cuda.blockIdx.x]
             items = cuda.local.array(ITEMS, T)
             running = T(0)
-            for base in range(0, row.shape[0], block.tile_size(items)):
+            for base in block.tiles(row.shape[0], items):
                 block.load(row, base, items, oob_default=0, algorithm=IO, auto_sync=LOAD_SYNC)
-                running += block.sum(items, algorithm=ALGO)  # defined in thread 0
+                tile = block.sum(items, algorithm=ALGO, broadcast=False)  # CUB's: thread 0's
+                if cuda.threadIdx.x == 0:
+                    running += tile
             if cuda.threadIdx.x == 0:
                 out[cuda.blockIdx.x] = running
 
@@ -259,10 +262,11 @@ def make_kernel(task: Task, cfg: Config) -> Any:
         row = src[cuda.blockIdx.x]
         items = cuda.local.array(ITEMS, T)
         running = T(-np.inf)
-        for base in range(0, row.shape[0], block.tile_size(items)):
+        for base in block.tiles(row.shape[0], items):
             block.load(row, base, items, oob_default=-np.inf, algorithm=IO, auto_sync=LOAD_SYNC)
-            tile = block.reduce(items, "max", algorithm=ALGO)  # defined in thread 0
-            running = tile if running < tile else running  # cuda::maximum's rule
+            tile = block.reduce(items, "max", algorithm=ALGO, broadcast=False)  # thread 0's
+            if cuda.threadIdx.x == 0:
+                running = tile if running < tile else running  # cuda::maximum's rule
         if cuda.threadIdx.x == 0:
             out[cuda.blockIdx.x] = running
 
@@ -297,17 +301,23 @@ def _peeled_kernel(task: Task, cfg: Config, load_sync: bool) -> Any:
         for base in range(0, full, TILE):
             block.load(row, base, items, oob_default=IDENTITY, algorithm=IO, auto_sync=LOAD_SYNC)
             if SUM:
-                running += block.sum(items, algorithm=ALGO)
+                tile = block.sum(items, algorithm=ALGO, broadcast=False)
+                if cuda.threadIdx.x == 0:
+                    running += tile
             else:
-                tile = block.reduce(items, "max", algorithm=ALGO)
-                running = tile if running < tile else running
+                tile = block.reduce(items, "max", algorithm=ALGO, broadcast=False)
+                if cuda.threadIdx.x == 0:
+                    running = tile if running < tile else running
         if full < row.shape[0]:
             block.load(row, full, items, oob_default=IDENTITY, algorithm=IO, auto_sync=LOAD_SYNC)
             if SUM:
-                running += block.sum(items, algorithm=ALGO, auto_sync=False)
+                tile = block.sum(items, algorithm=ALGO, broadcast=False, auto_sync=False)
+                if cuda.threadIdx.x == 0:
+                    running += tile
             else:
-                tile = block.reduce(items, "max", algorithm=ALGO, auto_sync=False)
-                running = tile if running < tile else running
+                tile = block.reduce(items, "max", algorithm=ALGO, broadcast=False, auto_sync=False)
+                if cuda.threadIdx.x == 0:
+                    running = tile if running < tile else running
         if cuda.threadIdx.x == 0:
             out[cuda.blockIdx.x] = running
 

@@ -21,6 +21,10 @@ does not cost the others), in priority order:
 ``first_launch``    time to first launch, cold and warm cache (``rowscan.py --first-launch``)
 ``launch``          host time of a launch through kernel[...], scan.launcher and cuda.core
                     (``launch_overhead.py``)
+``tiles``           the default row kernel with its loop written as ``block.tiles(n,
+                    items)`` against the same kernel with the ``range`` loop, in the
+                    same interleaved rounds (``matrix.py --tiles``, default
+                    algorithms only, no other contenders)
 ``project_float32`` the project's kernels, float32
 ``inductor``        torch.compile(torch.cumsum) (``peers.py --which compile``)
 ``cub_sass``        SASS statistics of the C++ kernels (``cuobjdump``, no GPU)
@@ -86,6 +90,7 @@ PART_NAMES = (
     "peers",
     "first_launch",
     "launch",
+    "tiles",
     "project_float32",
     "inductor",
     "cub_sass",
@@ -118,6 +123,8 @@ class Report:
     lookback: list[dict[str, str]] = field(default_factory=list)
     parts: list[PartOutcome] = field(default_factory=list)
     project_sass: str = ""
+    #: the ``tiles`` part's table (``matrix.md``'s section (g)), as Markdown lines
+    tiles: list[str] = field(default_factory=list)
     cub_sass_text: str = ""
     cub_sass: dict[str, _common.SassStats] = field(default_factory=dict)
     header: dict[str, str] = field(default_factory=dict)
@@ -974,6 +981,13 @@ def write_markdown(report: Report, path: Path) -> list[str]:
         fl_rows,
     )
     out += ["", *fl_notes]
+    if report.tiles:
+        out += [
+            "",
+            "## Tile iterators: block.tiles against the range loop (bench/matrix.py --tiles)",
+            "",
+            *report.tiles,
+        ]
     launch_rows = _launch_summary(report)
     if launch_rows:
         out += ["", "## Host time of a launch (microseconds; bench/launch_overhead.py)", ""]
@@ -1339,6 +1353,34 @@ def main(argv: list[str] | None = None) -> int:
             150,
         ),
         "launch": ([py, str(BENCH / "launch_overhead.py")], 90),
+        "tiles": (
+            [
+                py,
+                str(BENCH / "matrix.py"),
+                "--tiles",
+                "--project-configs",
+                "default",
+                "--no-cub",
+                "--no-triton",
+                "--no-mlir",
+                "--no-records",
+                "--no-shape-cells",
+                "--threads",
+                "128,256",
+                "--items",
+                "4,8",
+                "--rounds",
+                "15",
+                "--sync-rounds",
+                "3",
+                "--budget-s",
+                "170",
+                *(["--quick"] if args.quick else shape_args),
+                "--out",
+                str(work / "tiles"),
+            ],
+            200,
+        ),
         "project_float32": ([*rowscan("float32"), *common, *shape_args], 200),
         "inductor": (
             [py, str(BENCH / "peers.py"), "--which", "compile", *common, *shape_args],
@@ -1373,6 +1415,7 @@ def main(argv: list[str] | None = None) -> int:
             if name.startswith("project") or name in (
                 "first_launch",
                 "launch",
+                "tiles",
                 "reduce",
                 "reverse",
                 "warp",
@@ -1383,6 +1426,8 @@ def main(argv: list[str] | None = None) -> int:
             rc, lines = run_streaming(name, argv_part, timeout, run_env)
             _collect(report, lines)
             status = _status(rc, lines)
+            if name == "tiles":
+                report.tiles = _tiles_table(work / "tiles" / "matrix.md")
         except Exception as exc:
             status = f"failed: {type(exc).__name__}: {exc}"
         finally:
@@ -1412,6 +1457,22 @@ def main(argv: list[str] | None = None) -> int:
     bad_results = bad_results or any(not _ok(r) for r in report.warp)
     bad_results = bad_results or any(not _ok(r) for r in report.lookback)
     return 1 if failed or bad_results else 0
+
+
+def _tiles_table(path: Path) -> list[str]:
+    """Section (g) of a ``matrix.py --tiles`` run's ``matrix.md`` (its table), or nothing."""
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("## (g)")), None)
+    if start is None:
+        return []
+    table = []
+    for line in lines[start + 1 :]:
+        if line.startswith("## "):
+            break
+        table.append(line)
+    return [line for line in table if line.strip()]
 
 
 def _wait_build(

@@ -76,14 +76,30 @@ class StateContractError(ScanError, RuntimeError):
 
 
 def too_much_shared_memory(
-    name: str, need: int, limit: int, *, log: str = "", arrays_only: bool = False
+    name: str,
+    need: int,
+    limit: int,
+    *,
+    log: str = "",
+    arrays_only: bool = False,
+    library: str = "",
 ) -> CompileError:
     """The refusal of a kernel that declares more static shared memory than a kernel may.
 
     Raised by the link (ptxas reports the total) and, with the same first
     sentence, by the simulator (`arrays_only`: `need` counts the kernel's own
-    ``cuda.shared.array`` allocations, before any temp storage).
+    ``cuda.shared.array`` allocations, before any temp storage; `library`:
+    `need` counts them and the least a call's library-owned temp storage
+    takes, which `library` describes).
     """
+    if library:
+        return CompileError(
+            f"kernel {name} needs at least {need} bytes of static shared memory, more than the "
+            f"{limit} ({limit // 1024} KiB) a kernel may declare, as its compiled form would: "
+            f"{library}; use tile I/O that needs none (algorithm='vectorize' or 'direct'), "
+            "fewer threads or items per thread, or one caller-owned buffer passed as "
+            "temp_storage= to the calls (block.temp_storage sizes it; see the temp storage docs)"
+        )
     if arrays_only:
         why = (
             f"its cuda.shared.array allocations alone take {need} bytes, before the temp "

@@ -65,6 +65,7 @@ _EXAMPLES = {
     "algorithm": "'raking'",
     "mode": "'inclusive'",
     "auto_sync": "False",
+    "dtype": "np.int64",
 }
 
 
@@ -492,6 +493,9 @@ class NumbaFacts:
         returns = for_plan(plan).returns
         if not plan.returns_value or returns is None:
             return self.types.none
+        result = getattr(plan, "result_dtype", None)  # a reduce's dtype=
+        if result is not None:
+            return getattr(self.types, np.dtype(result).name)
         ty = bound[returns]
         return ty.dtype if isinstance(ty, self.types.Array) else self.types.unliteral(ty)
 
@@ -509,6 +513,10 @@ class NumbaFacts:
             return ty.literal_value
         if isinstance(ty, self.types.BaseTuple):
             return tuple(self.literal(function, name, t) for t in ty.types)
+        if isinstance(ty, self.types.NumberClass):  # dtype=np.int64
+            return np.dtype(self.as_dtype(ty.instance_type))
+        if isinstance(ty, self.types.DType):  # dtype=np.dtype(np.int64), a module constant
+            return np.dtype(self.as_dtype(ty.dtype))
         example = _EXAMPLES.get(name, "...")
         raise PlanError(
             f"{function}: {name}= must be a literal constant written in the kernel (got a runtime "

@@ -396,13 +396,14 @@ def plan_fields(plan: Any) -> dict[str, Any]:
     """What identifies `plan`: its key's parts, which its generated unit also lists.
 
     Every field set at construction but a scan's ``function`` (the entry
-    points share a provider), a tile plan's ``unaligned`` and ``fields`` only
-    when set and a scan's ``reverse`` only when true, so that plans without
-    them keep the keys and text they had before they existed.
+    points share a provider), a tile plan's ``unaligned`` and ``fields`` and a
+    reduce's ``items_dtype`` only when set and a scan's ``reverse`` only when
+    true, so that plans without them keep the keys and text they had before
+    they existed.
     """
     fields = {f.name: getattr(plan, f.name) for f in attrs.fields(type(plan)) if f.init}
     fields.pop("function", None)
-    for optional in ("unaligned", "fields"):
+    for optional in ("unaligned", "fields", "items_dtype"):
         if fields.get(optional, False) is None:
             del fields[optional]
     for flag in ("reverse", "lookback"):

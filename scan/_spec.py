@@ -33,6 +33,7 @@ from typing import Any, Literal, Protocol, TypeAlias
 import attrs
 
 __all__ = [
+    "THREAD_ZERO_ONLY",
     "AbiOperand",
     "BlockInputs",
     "EntryPoint",
@@ -44,6 +45,19 @@ __all__ = [
 ]
 
 Role: TypeAlias = Literal["operand", "array", "index", "literal", "callable"]
+
+
+class _ThreadZeroOnly:
+    """A result a call defines in thread 0 only (the other threads get no usable value)."""
+
+    def __repr__(self) -> str:
+        return "THREAD_ZERO_ONLY"
+
+
+#: What a family's simulator semantics give a thread whose result CUB leaves
+#: unspecified (a reduce's other threads with ``broadcast=False``); the
+#: simulator hands it over as a value that cannot pass for a result.
+THREAD_ZERO_ONLY: Any = _ThreadZeroOnly()
 
 
 @attrs.frozen

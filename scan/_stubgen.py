@@ -10,7 +10,8 @@ Where each part of the stub comes from:
 
 - every entry point's parameters (names, order, defaults, keyword-only flags):
   :data:`scan._calls.CALLS`; the host helpers' (``temp_storage``,
-  ``tile_size``, ``launch_shape``): ``inspect.signature`` of the functions in
+  ``tile_size``, ``tiles``, ``launch_shape``; ``scan.warp``'s ``tile_size`` and
+  ``tiles``): ``inspect.signature`` of the functions in
   :mod:`scan.block`;
 - each overload's types (one :class:`~scan._primitives._stubs_common.Arg` per
   parameter: its type and whether the overload requires it), the comments
@@ -56,6 +57,7 @@ from ._primitives._stubs_common import (
     NAMED_TUPLES,
     WARP_DECLARATIONS,
     WARP_HEADER,
+    WARP_HELPERS,
     Comment,
     Overload,
     StubFunction,
@@ -134,7 +136,8 @@ def render(entry_points: Sequence[StubFunction] = ENTRY_POINTS) -> str:
 
 def render_warp(entry_points: Sequence[StubFunction] = WARP_ENTRY_POINTS) -> str:
     """The text of ``scan/warp.pyi`` (`entry_points` as in :func:`render`, for scan.warp)."""
-    _check_coverage(entry_points, _WARP, "scan.warp", set(warp.__all__))
+    helpers = {h.name for h in WARP_HELPERS}
+    _check_coverage(entry_points, _WARP, "scan.warp", set(warp.__all__), helpers)
     derived = {
         "all": _list_statement("__all__", sorted(warp.__all__)),
         "_WarpIOAlgorithmCodes": _literal_alias("_WarpIOAlgorithmCodes", WARP_IO_ALGORITHMS),
@@ -145,7 +148,10 @@ def render_warp(entry_points: Sequence[StubFunction] = WARP_ENTRY_POINTS) -> str
         raise StubTableError(
             f"WARP_DECLARATIONS: unknown or malformed placeholder: {exc}"
         ) from None
-    parts = [WARP_HEADER, "\n", declarations]
+    parts = [WARP_HEADER, "\n", declarations, "\n"]
+    for helper in WARP_HELPERS:
+        signature = inspect.signature(getattr(warp, helper.name))
+        parts.append(_render_function(helper, signature, f"scan.warp.{helper.name}"))
     for function in entry_points:
         source = f"scan._calls.CALLS['warp.{function.name}']"
         parts.append(_render_function(function, _WARP[function.name].signature, source))

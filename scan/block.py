@@ -38,6 +38,7 @@ from ._errors import PlanError
 from ._primitives import module_calls
 from ._shapes import LaunchShape, check_row_length, item_size, propose
 from ._target import check_cc
+from ._tiles import check_length, check_reverse
 from ._vocab import TempStorageLayout
 
 # scan, inclusive_sum, ..., load, store, reduce, sum: one function per call of
@@ -46,7 +47,15 @@ _CALLS = module_calls("block")
 globals().update({name: entry_point_function(entry) for name, entry in _CALLS.items()})
 
 __all__ = sorted(
-    ["LaunchShape", "TempStorageLayout", *_CALLS, "launch_shape", "temp_storage", "tile_size"]
+    [
+        "LaunchShape",
+        "TempStorageLayout",
+        *_CALLS,
+        "launch_shape",
+        "temp_storage",
+        "tile_size",
+        "tiles",
+    ]
 )
 
 
@@ -59,8 +68,9 @@ def tile_size(items: Any, *, threads: Any = None) -> int:
         for base in range(0, src.shape[0], block.tile_size(items)):
             block.load(src, base, items)
 
-    A compile-time constant in compiled kernels (a kernel compiled for one
-    block shape, like every ``scan.block`` call).
+    (:func:`tiles` writes that loop for you.) A compile-time constant in
+    compiled kernels (a kernel compiled for one block shape, like every
+    ``scan.block`` call).
 
     Parameters
     ----------
@@ -78,6 +88,51 @@ def tile_size(items: Any, *, threads: Any = None) -> int:
     if backend is None:
         raise kernel_only("tile_size")
     return int(backend.call("tile_size", {"items": items, "threads": threads}))
+
+
+def tiles(n: Any, items: Any, *, reverse: bool = False, threads: Any = None) -> range:
+    """The offsets of a row's tiles, for a tile loop: ``for base in block.tiles(n, items):``.
+
+    A row of `n` items is cut into tiles of :func:`tile_size` items (the
+    block's threads times ``len(items)``), aligned at the row's start; the
+    loop visits each tile's offset once::
+
+        for base in block.tiles(src.shape[0], items):   # 0, tile, 2 * tile, ...
+            block.load(src, base, items, oob_default=0)
+            block.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state)
+            block.store(dst, base, items)
+
+    With ``reverse=True`` the same offsets come from the last (partial)
+    tile down to 0, as a reverse scan's carried suffix needs
+    (``reverse=True`` on the scan too). In compiled kernels it is the loop
+    written by hand, ``range(0, n, tile)`` or
+    ``range((n - 1) // tile * tile, -1, -tile)`` with the tile a constant:
+    it costs nothing over it.
+
+    Parameters
+    ----------
+    n : int
+        The row's length in items (a runtime integer).
+    items : local array or int
+        The tile's items array (a ``cuda.local.array`` of literal length in
+        this kernel), or the items per thread as a literal int.
+    reverse : bool
+        Literal. Walk from the row's last tile to its first.
+    threads : int or tuple, optional
+        Literal block shape; defaults to the launch's (as in :func:`scan`).
+
+    Returns
+    -------
+    range
+    """
+    backend = host_backend()
+    if backend is None:
+        raise kernel_only("tiles")
+    check_length("tiles", n)
+    check_reverse("tiles", reverse)
+    return backend.call(  # type: ignore[no-any-return]
+        "tiles", {"n": n, "items": items, "reverse": reverse, "threads": threads}
+    )
 
 
 def temp_storage(

@@ -96,6 +96,7 @@ __all__ = [
     "sum",
     "temp_storage",
     "tile_size",
+    "tiles",
 ]
 
 # Value-restricted, not bounded: two arrays of different dtypes must not meet at
@@ -170,6 +171,12 @@ _ScanAlgorithmLike: TypeAlias = _ScanAlgorithmCodes | Sequence[Never]
 _TileAlgorithmLike: TypeAlias = _TileAlgorithmCodes | Sequence[Never]
 _ReduceAlgorithmCodes: TypeAlias = Literal["raking", "raking_commutative_only", "warp_reductions"]
 _ReduceAlgorithmLike: TypeAlias = _ReduceAlgorithmCodes | Sequence[Never]
+# dtype= of reduce and sum: the scalar type the reduction accumulates in and returns
+_AccT = TypeVar("_AccT", bound=np.number[Any])
+_AccumulatorLike: TypeAlias = type[_AccT] | np.dtype[_AccT]
+_AccumulatorOpLike: TypeAlias = (
+    _ScanOpCodes | ScanOperator | np.ufunc | Callable[[_AccT, _AccT], _AccT]
+)
 _StateArray: TypeAlias = (
     np.ndarray[tuple[int], np.dtype[ScanStateT]] | np.generic[Callable[[], ScanStateT]]
 )
@@ -214,6 +221,13 @@ def temp_storage(
     cc: tuple[int, int] | None = None,
 ) -> TempStorageLayout: ...
 def tile_size(items: NDArray[Any] | int, *, threads: _Threads | None = None) -> int: ...
+def tiles(
+    n: int | np.integer[Any],
+    items: NDArray[Any] | int,
+    *,
+    reverse: bool = False,
+    threads: _Threads | None = None,
+) -> range: ...
 def launch_shape(row_length: int, dtype: DTypeLike) -> LaunchShape: ...
 @overload
 def load(
@@ -1867,7 +1881,8 @@ def reduce(
     op: _ScanOpLike[ValueT],
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
@@ -1880,7 +1895,8 @@ def reduce(
     op: _ScanOpLike[ValueT],
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
@@ -1893,7 +1909,8 @@ def reduce(
     op: _PyScanOpLike[_PyScalarT],
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
@@ -1902,11 +1919,26 @@ def reduce(
 ) -> _PyScalarT: ...
 @overload
 def reduce(
+    items: NDArray[np.number[Any]] | np.number[Any] | int | float,
+    op: _AccumulatorOpLike[_AccT],
+    *,
+    valid: int | np.integer[Any] | None = None,
+    broadcast: bool = True,
+    dtype: _AccumulatorLike[_AccT],
+    algorithm: _ReduceAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _AccT: ...
+@overload
+def reduce(
     items: NDArray[np.void],
     op: _RecordScanOpLike,
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
@@ -1919,7 +1951,8 @@ def reduce(
     op: _RecordScanOpLike,
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
@@ -1934,7 +1967,8 @@ def sum(
     items: NDArray[ValueT],
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
@@ -1946,7 +1980,8 @@ def sum(
     items: ValueT,
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
@@ -1958,10 +1993,24 @@ def sum(
     items: _PyScalarT,
     *,
     valid: int | np.integer[Any] | None = None,
-    broadcast: bool = False,
+    broadcast: bool = True,
+    dtype: None = None,
     algorithm: _ReduceAlgorithmLike | None = None,
     temp_storage: _TempStorage | None = None,
     threads: _Threads | None = None,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
 ) -> _PyScalarT: ...
+@overload
+def sum(
+    items: NDArray[np.number[Any]] | np.number[Any] | int | float,
+    *,
+    valid: int | np.integer[Any] | None = None,
+    broadcast: bool = True,
+    dtype: _AccumulatorLike[_AccT],
+    algorithm: _ReduceAlgorithmLike | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> _AccT: ...

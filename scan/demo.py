@@ -46,7 +46,7 @@ def row_cumsum(src: Any, dst: Any, totals: Any) -> None:
     state = cuda.local.array(1, np.int64)
     state[0] = 0  # every thread initialises its copy equally
     items = cuda.local.array(ITEMS, np.int32)
-    for base in range(0, src.shape[1], TILE):
+    for base in block.tiles(src.shape[1], items):  # THREADS x ITEMS apart
         block.load(src[row], base, items, oob_default=0)
         block.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state)
         block.store(dst[row], base, items)

@@ -39,8 +39,11 @@ observable semantics.
 
 from __future__ import annotations
 
-from ._calls import entry_point_function
+from typing import Any
+
+from ._calls import entry_point_function, host_backend, kernel_only
 from ._primitives import module_calls
+from ._tiles import check_length, check_reverse
 
 # one function per call of the warp families (scan._primitives); warp.pyi types them
 _CALLS = module_calls("warp")
@@ -60,4 +63,75 @@ __all__ = [
     "load",
     "scan",
     "store",
+    "tile_size",
+    "tiles",
 ]
+
+
+def tile_size(items: Any, *, lanes: int = 32) -> int:
+    """The items one logical warp's tile holds: ``lanes`` times the items per thread.
+
+    Step a warp's tile loop by it (or let :func:`tiles` do it), with the
+    ``lanes=`` of the loop's :func:`load`, scans and :func:`store`. A
+    compile-time constant in compiled kernels.
+
+    Parameters
+    ----------
+    items : local array or int
+        The tile's items array (a ``cuda.local.array`` of literal length in
+        this kernel), or the items per thread as a literal int.
+    lanes : int
+        Literal, a power of two from 1 to 32: the logical warp's lanes.
+
+    Returns
+    -------
+    int
+    """
+    backend = host_backend()
+    if backend is None:
+        raise kernel_only("warp.tile_size")
+    return int(backend.call("warp.tile_size", {"items": items, "lanes": lanes}))
+
+
+def tiles(n: Any, items: Any, *, lanes: int = 32, reverse: bool = False) -> range:
+    """The offsets of a row's warp tiles: ``for base in warp.tiles(n, items):``.
+
+    As :func:`scan.block.tiles`, with a logical warp's tile
+    (:func:`tile_size`: ``lanes x len(items)`` items) in place of the
+    block's: ``0, tile, 2 * tile, ...`` below `n`, or with ``reverse=True``
+    the same offsets from the last (partial) tile down to 0. Each logical
+    warp walks its own row with it::
+
+        for base in warp.tiles(row.shape[0], items):
+            warp.load(row, base, items, oob_default=0)
+            warp.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state)
+            warp.store(out, base, items)
+
+    In compiled kernels it is the loop written by hand, with the tile a
+    constant: it costs nothing over it.
+
+    Parameters
+    ----------
+    n : int
+        The row's length in items (a runtime integer).
+    items : local array or int
+        The tile's items array (a ``cuda.local.array`` of literal length in
+        this kernel), or the items per thread as a literal int.
+    lanes : int
+        Literal, a power of two from 1 to 32: the ``lanes=`` of the loop's
+        warp calls.
+    reverse : bool
+        Literal. Walk from the row's last tile to its first.
+
+    Returns
+    -------
+    range
+    """
+    backend = host_backend()
+    if backend is None:
+        raise kernel_only("warp.tiles")
+    check_length("warp.tiles", n)
+    check_reverse("warp.tiles", reverse)
+    return backend.call(  # type: ignore[no-any-return]
+        "warp.tiles", {"n": n, "items": items, "lanes": lanes, "reverse": reverse}
+    )

@@ -49,6 +49,8 @@ __all__ = [
     "load",
     "scan",
     "store",
+    "tile_size",
+    "tiles",
 ]
 
 _WarpIOAlgorithmCodes: TypeAlias = Literal["vectorize", "direct", "striped"]
@@ -57,6 +59,11 @@ _WarpIOAlgorithmLike: TypeAlias = _WarpIOAlgorithmCodes | Sequence[Never]
 # Marker type of the diagnostic overloads (see block.pyi's note); not at run time.
 class WarpAggregateCannotBeCombinedWithPrefixOp(np.generic):
     def __new__(cls) -> Never: ...
+
+def tile_size(items: NDArray[Any] | int, *, lanes: int = 32) -> int: ...
+def tiles(
+    n: int | np.integer[Any], items: NDArray[Any] | int, *, lanes: int = 32, reverse: bool = False
+) -> range: ...
 
 # -------------------- scan
 

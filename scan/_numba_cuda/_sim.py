@@ -37,7 +37,9 @@ import numpy as np
 
 import statefn
 
+from .. import _tiles as tiles
 from .._calls import (
+    CALLS,
     MISSING,
     Converter,
     Role,
@@ -62,9 +64,22 @@ from .._plan import (
     tile_size,
 )
 from .._primitives import for_call, for_plan
+from .._spec import THREAD_ZERO_ONLY
 from .._tile_status import TileStatus
 from .._vocab import WARP_THREADS
 from ._strides import note_carried_scan, tile_step_error
+from ._thread_zero import thread_zero_only
+from ._tile_order import (
+    Tile,
+    array_key,
+    carried_scan_error,
+    different_arguments,
+    forget_carried,
+    library_storage_floor,
+    lookback_order_error,
+    store_lanes_error,
+    warp_lanes_error,
+)
 from ._unfilled import UnfilledBool, clear_branch, is_unfilled, plain, taints_write, unfilled
 
 __all__ = [
@@ -75,6 +90,7 @@ __all__ = [
     "install",
     "scan_call",
     "tile_io_call",
+    "tile_loop_call",
     "tile_size_call",
 ]
 
@@ -246,6 +262,10 @@ def _plan(
 #: (state initialised differently per thread, scans over items no load filled).
 CONTRACT_ENV = "STATEFN_SCAN_SIM_CONTRACT"
 
+# set on a simulated thread while it runs a prefix callback (its writes to the
+# state are the callback's, not a new pass's)
+_IN_CALLBACK = "_scan_in_callback"
+
 # where a local array's items came from (one code per item); _DERIVED: written
 # with a value computed from (or chosen by a comparison of) an unfilled item
 _NEVER, _WRITTEN, _LOADED, _LEFTOVER, _DERIVED = 0, 1, 2, 3, 4
@@ -267,12 +287,22 @@ class _LocalArray(np.ndarray):
     partial one. Reading an item that no load filled gives a value marked as
     such (:mod:`scan._numba_cuda._unfilled`), and writing a marked value (or
     one a marked comparison chose) marks the item written to.
+
+    The tile-loop checks (:mod:`scan._numba_cuda._tile_order`) keep their
+    records here too: :attr:`tile_source`, where a load's items came from;
+    :attr:`scan_lanes`, the ``lanes=`` of the warp scan that last wrote them;
+    :attr:`carried`, the tile a carried scan last scanned on this
+    ``prefix_state`` (forgotten when kernel code writes the state).
     """
 
     origin: np.ndarray[Any, Any] | None = None
+    tile_source: Tile | None = None
+    scan_lanes: int | None = None
+    carried: Any = None
 
     def __array_finalize__(self, obj: Any) -> None:
         self.origin = None  # views and copies: set by __getitem__ when they alias
+        self.tile_source = self.scan_lanes = self.carried = None
 
     def __getitem__(self, key: Any) -> Any:
         out = super().__getitem__(key)
@@ -291,6 +321,10 @@ class _LocalArray(np.ndarray):
         return out
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if self.carried is not None and not getattr(
+            threading.current_thread(), _IN_CALLBACK, False
+        ):
+            forget_carried(self)  # kernel code writes a prefix state: a new pass
         origin = self.origin
         if origin is None:
             super().__setitem__(key, plain(value))
@@ -772,11 +806,15 @@ class _Call:
         # looks at first
         self.error: BaseException | None = None
         self.left = 0
+        # each thread's index arguments (a look-back's tile=), and thread 0's tile
+        self.indices: list[Mapping[str, Any]] = [{}] * threads
+        self.source: Tile | None = None
 
     def compute(self, first_rank: int = 0, group: str = "a block") -> None:
         """Per-thread reductions, exclusive partials and the aggregate (of the block, or of
         the logical warp whose lane 0 is linear thread `first_rank`)."""
         plan = _same_plan(self.plans, first_rank, group)
+        _same_indices(plan.function, self.indices, "the block")
         _check_items(plan, self.unfilled, first_rank)
         dtype = plan.value_dtype
         combine = _combiner(plan.scan_op, dtype)
@@ -798,6 +836,21 @@ class _Call:
                 running = combine(running, partial)
         self.aggregate = running  # the tile's items in order, both ways
         self.computed = True
+
+
+def _same_indices(function: str, indices: list[Mapping[str, Any]], group: str) -> None:
+    """Refuse index arguments (a look-back's tile=, a reduce's valid=) that differ by thread."""
+    if not indices or not indices[0] or not _contract_checks():
+        return
+    for name, value in indices[0].items():
+        first = None if value is None or value is MISSING else _integer(function, name, value)
+        for rank, other in enumerate(indices[1:], start=1):
+            got = other.get(name)
+            mine = None if got is None or got is MISSING else _integer(function, name, got)
+            if mine != first:
+                raise _contract_error(
+                    different_arguments(function, name, group, (0, first), (rank, mine))
+                )
 
 
 def _same_plan(plans: list[Any], first_rank: int = 0, group: str = "a block") -> Any:
@@ -828,6 +881,10 @@ class _BlockState:
         # warp scans: the calls of each logical warp, by (first rank, sequence)
         self.warp_calls: dict[tuple[int, int], _Call] = {}
         self.warp_sequence = [0] * threads  # warp scans made so far, per thread
+        # tile I/O: calls made so far, per thread; the first thread's arguments of each
+        # (by (the group's first thread, call number): [thread, arguments, arrivals])
+        self.io_sequence: dict[int, int] = {}
+        self.io_calls: dict[tuple[int, int], list[Any]] = {}
 
     def first_use(self, state: Any) -> bool:
         """Whether the callback is called with thread 0's *state* for the first time."""
@@ -915,9 +972,49 @@ def scan_call(function: str, bound: Mapping[str, Any]) -> Any:
     with np.errstate(all="ignore"):
         plan = _plan(function, options, launch, memory)
         assert isinstance(plan, ScanPlan)
+        _check_library_storage(plan)
         if plan.prefix_op is not None:
             note_carried_scan(thread)
+            _check_carried(plan, options)
         return _scan(thread, plan, options["values"], options.get("out"), options)
+
+
+def _check_carried(plan: Any, options: Mapping[str, Any]) -> None:
+    """Refuse a carried scan whose tile cannot follow the last one on its state."""
+    state = options.get("prefix_state")
+    if not plan.stateful or not isinstance(state, _LocalArray) or not _contract_checks():
+        return
+    wrong = carried_scan_error(plan, options["values"], state)
+    if wrong is not None:
+        raise _contract_error(wrong)
+
+
+def _check_library_storage(plan: Any) -> None:
+    """Refuse a call whose library-owned temp storage cannot fit in a compiled kernel.
+
+    The least the call's storage takes (:func:`library_storage_floor`), with
+    the kernel's own shared arrays, over the 48 KiB a kernel may declare: the
+    compiled kernel would not link. The largest floor of the launch is kept
+    with its shared arrays, for the allocations that follow.
+    """
+    floor = library_storage_floor(plan)
+    if floor is None:
+        return
+    from numba.cuda.simulator.kernel import _get_kernel_context
+
+    context = _get_kernel_context()
+    shared = getattr(context, "shared", None)
+    if shared is None:
+        return
+    size, what = floor
+    with _allocation_lock:
+        if size > getattr(shared, _LIBRARY_FLOOR, (0, ""))[0]:
+            setattr(shared, _LIBRARY_FLOOR, floor)
+    own = sum(int(a.nbytes) for a in shared._allocations.values())
+    if own + size > STATIC_SHARED_LIMIT:
+        raise too_much_shared_memory(
+            _kernel_name(), own + size, STATIC_SHARED_LIMIT, library=what
+        ).with_traceback(None)
 
 
 def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[str, Any]) -> Any:
@@ -934,6 +1031,9 @@ def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[s
         call.items[rank] = items
         call.unfilled[rank] = unfilled
         call.states[rank] = options.get("prefix_state")
+        call.indices[rank] = {"tile": options.get("tile")} if plan.lookback else {}
+        if rank == 0:
+            call.source = getattr(values, "tile_source", None)
         if rank == 0 and plan.has_initial_value:
             call.initial_value = _cast(options["initial_value"], dtype)
 
@@ -1046,7 +1146,11 @@ def _run_prefix(
             record = plan.value_dtype.names is not None
             if record:  # callbacks see a record value as a named tuple
                 aggregate = _fields(aggregate, statefn.record_tuple(plan.value_dtype))
-            result = fn(call.states[rank], aggregate) if plan.stateful else fn(aggregate)
+            setattr(thread, _IN_CALLBACK, True)
+            try:
+                result = fn(call.states[rank], aggregate) if plan.stateful else fn(aggregate)
+            finally:
+                setattr(thread, _IN_CALLBACK, False)
             result = _result(descriptor, result, plan.value_dtype)
             if rank == 0:
                 call.prefix = _cast(result, plan.value_dtype)
@@ -1103,6 +1207,9 @@ def _run_lookback(
 
 
 _NO_PREFIX = object()
+# per tile status: where each tile scanned so far came from (tile index -> Tile)
+_status_tiles: weakref.WeakKeyDictionary[Any, dict[int, Tile]] = weakref.WeakKeyDictionary()
+_status_lock = threading.Lock()
 
 
 def _lookback_prefix(thread: Any, plan: ScanPlan, call: _Call, options: Mapping[str, Any]) -> Any:
@@ -1132,6 +1239,12 @@ def _lookback_prefix(thread: Any, plan: ScanPlan, call: _Call, options: Mapping[
             "since the last launch; on a GPU later tiles would read stale prefixes. Call "
             "status.reset() before each launch, and give each block its own tile"
         )
+    if _contract_checks():
+        with _status_lock:
+            offsets = _status_tiles.setdefault(status, {})
+            wrong = lookback_order_error(plan, offsets, tile, call.source)
+        if wrong is not None:
+            raise _contract_error(wrong)
     op = _combiner(plan.scan_op, plan.value_dtype)
 
     def combine(earlier: Any, tile_items: Any) -> Any:
@@ -1153,6 +1266,12 @@ def _lookback_prefix(thread: Any, plan: ScanPlan, call: _Call, options: Mapping[
                 "y, then z); on a GPU this tile would wait for it, forever if no block scans "
                 "it. Number the tiles in the order blocks run (tile=cuda.blockIdx.x with one "
                 "status row per sequence), and scan every tile from 0 up"
+                + (
+                    "; a reverse look-back numbers them from the sequence's end in that order "
+                    "(block t scans base = (last - cuda.blockIdx.x) * TILE)"
+                    if plan.reverse
+                    else ""
+                )
             )
         inclusive = combine(prefix, aggregate)
     status.publish(tile, inclusive)
@@ -1178,8 +1297,12 @@ def warp_scan_call(function: str, bound: Mapping[str, Any]) -> Any:
     options = {k: _pinned(thread, _unwrap(v)) for k, v in bound.items()}
     with np.errstate(all="ignore"):
         plan = _plan(function, options, launch, memory)
+        lanes = warp_lanes_error(plan, options["values"])
+        if lanes is not None and _contract_checks():
+            raise _contract_error(lanes)
         if plan.prefix_op is not None:
             note_carried_scan(thread)
+            _check_carried(plan, options)
         return _warp_scan(thread, plan, options)
 
 
@@ -1242,7 +1365,11 @@ def _warp_scan(thread: Any, plan: Any, options: Mapping[str, Any]) -> Any:
         if call.left == plan.lanes:
             with block.lock:
                 block.warp_calls.pop((first, seq), None)
-    return _delivered(plan, results, values, options.get("out"))
+    delivered = _delivered(plan, results, values, options.get("out"))
+    target = values if options.get("out") is None else options["out"]
+    if isinstance(target, _LocalArray):
+        target.scan_lanes = plan.lanes  # the lanes its tile was scanned with
+    return delivered
 
 
 def _initial_value_error(
@@ -1372,14 +1499,24 @@ class _Collective:
         )
 
     def compute(self, simulate: Callable[[Any], list[Any]]) -> None:
-        _same_plan(self.plans)
+        plan = _same_plan(self.plans)
+        index = [p.name for p in CALLS[self.function].params if p.role == "index"]
+        _same_indices(self.function, [{n: a.get(n) for n in index} for a in self.args], "the block")
+        del plan
         self.results = simulate(self)
         self.computed = True
 
 
-def _returned_value(plan: Any, value: Any) -> Any:
-    """A result as a kernel sees it: a NumPy scalar, or a record with attribute access."""
+def _returned_value(plan: Any, value: Any, rank: int) -> Any:
+    """A result as a kernel sees it: a NumPy scalar, or a record with attribute access.
+
+    A result defined in thread 0 only (:data:`~scan._spec.THREAD_ZERO_ONLY`)
+    is NaN for floats, and a value refused where it is used otherwise
+    (:mod:`scan._numba_cuda._thread_zero`).
+    """
     dtype = plan.value_dtype
+    if value is THREAD_ZERO_ONLY:
+        return thread_zero_only(plan.function, rank, dtype, _contract_error)
     if dtype.names is not None:
         return np.array([value], dtype=dtype).view(np.dtype((np.record, dtype)))[0]
     return _cast(value, dtype)
@@ -1400,6 +1537,7 @@ def collective_call(function: str, bound: Mapping[str, Any]) -> Any:
     assert spec.simulate is not None
     with np.errstate(all="ignore"):
         plan = _plan(function, options, launch)
+        _check_library_storage(plan)
         rank = _rank(thread)
 
         def deposit(call: _Collective) -> None:
@@ -1409,7 +1547,7 @@ def collective_call(function: str, bound: Mapping[str, Any]) -> Any:
         block, seq, call = _rendezvous(
             thread, plan, _Collective, deposit, lambda call: call.compute(simulate)
         )
-        result = _returned_value(plan, call.results[rank]) if plan.returns_value else None
+        result = _returned_value(plan, call.results[rank], rank) if plan.returns_value else None
         _leave(thread, plan, block, seq, call)
     return result
 
@@ -1517,19 +1655,26 @@ def tile_io_call(function: str, bound: Mapping[str, Any]) -> None:
     array = options["src" if function == "load" else "dst"]
     items = options["items"]
     start, valid = _tile_start(function, options, array)
+    _check_library_storage(plan)
+    threads = plan.threads
+    rank = _rank(thread)
+    _same_tile(thread, function, options, start, 0, threads, "the block")
     first = array[0] if isinstance(array, tuple) else array
     if isinstance(first, np.ndarray) and _contract_checks():
         wrong_step = tile_step_error(thread, plan, first, start, valid)
         if wrong_step is not None:
             raise _contract_error(wrong_step)
     ipt = plan.items_per_thread
-    threads = plan.threads
-    rank = _rank(thread)
     if plan.algorithm == "striped":
         positions = [i * threads + rank for i in range(ipt)]
     else:
         positions = [rank * ipt + i for i in range(ipt)]
     _move_items(plan, options, array, items, start, valid, positions)
+    if plan.direction == "load" and isinstance(items, _LocalArray):
+        full = valid >= plan.tile_items
+        key = array_key(first)
+        items.tile_source = Tile(key, start, full, plan.tile_items, "block")
+        items.scan_lanes = None
     if plan.auto_sync and _moved_through_shared_memory(plan, array, start, valid):
         _barrier(thread)
 
@@ -1584,6 +1729,45 @@ def _move_items(
                         a[start + pos] = records[i][name]
 
 
+def _same_tile(
+    thread: Any,
+    function: str,
+    options: Mapping[str, Any],
+    start: int,
+    first: int,
+    count: int,
+    group: str,
+) -> None:
+    """Refuse a load or store whose offset (or valid_items) differs between the threads
+    making it together: the block's, or a logical warp's (`count` threads from `first`).
+
+    Each thread numbers its tile I/O calls; the first thread of the group to
+    make its n-th call records its arguments, the others compare theirs.
+    """
+    if count == 1 or not _contract_checks():
+        return
+    valid = options.get("valid_items")
+    mine = {"offset": start, "valid_items": None if valid is None else int(valid)}
+    rank = _rank(thread)
+    bx, by, bz = _launch_block(thread)
+    block = _block_state(thread, bx * by * bz)
+    with block.lock:
+        seq = block.io_sequence.get(rank, 0)
+        block.io_sequence[rank] = seq + 1
+        record = block.io_calls.setdefault((first, seq), [rank, mine, 0])
+        record[2] += 1
+        if record[2] == count:
+            del block.io_calls[(first, seq)]
+    theirs = record[1]
+    for name in ("offset", "valid_items"):
+        if mine[name] != theirs[name]:
+            raise _contract_error(
+                different_arguments(
+                    function, name, group, (record[0], theirs[name]), (rank, mine[name])
+                )
+            )
+
+
 def _tile_start(function: str, options: Mapping[str, Any], array: Any) -> tuple[int, int]:
     """(offset, valid items from it) of a load or store: at most ``valid_items``.
 
@@ -1597,7 +1781,8 @@ def _tile_start(function: str, options: Mapping[str, Any], array: Any) -> tuple[
     if start < 0:
         raise IndexError(
             f"{function}: offset={start} is negative; the tile would start before the array "
-            "(out-of-bounds access on a GPU)"
+            "(on a GPU nothing is read or written: an empty tile, almost always a bug in the "
+            "kernel); compute the offset from the tile loop, for base in block.tiles(n, items)"
         )
     return start, valid
 
@@ -1616,14 +1801,27 @@ def warp_io_call(function: str, bound: Mapping[str, Any]) -> None:
     options = {k: _unwrap(v) for k, v in bound.items()}
     plan = _plan(function, options, launch)
     array = options["src" if plan.direction == "load" else "dst"]
+    items = options["items"]
     start, valid = _tile_start(function, options, array)
     ipt, lanes = plan.items_per_thread, plan.lanes
     lane = _rank(thread) % lanes
+    first = _rank(thread) - lane
+    group = f"a logical warp ({lanes} threads from thread {first})"
+    _same_tile(thread, function, options, start, first, lanes, group)
+    if plan.direction == "store" and _contract_checks():
+        wrong_lanes = store_lanes_error(plan, items)
+        if wrong_lanes is not None:
+            raise _contract_error(wrong_lanes)
     if plan.algorithm == "striped":
         positions = [i * lanes + lane for i in range(ipt)]
     else:
         positions = [lane * ipt + i for i in range(ipt)]
-    _move_items(plan, options, array, options["items"], start, valid, positions)
+    _move_items(plan, options, array, items, start, valid, positions)
+    if plan.direction == "load" and isinstance(items, _LocalArray):
+        key = array_key(array[0] if isinstance(array, tuple) else array)
+        full = valid >= plan.warp_tile
+        items.tile_source = Tile(key, start, full, plan.warp_tile, "warp", lanes)
+        items.scan_lanes = None
 
 
 def tile_size_call(bound: Mapping[str, Any]) -> int:
@@ -1641,6 +1839,34 @@ def tile_size_call(bound: Mapping[str, Any]) -> int:
     elif isinstance(items, int | np.integer):
         per_thread = items
     return tile_size(per_thread, bound.get("threads"), _launch_block(thread))
+
+
+def tile_loop_call(function: str, bound: Mapping[str, Any]) -> Any:
+    """``block.tiles``, ``warp.tiles`` or ``warp.tile_size`` for the calling simulated thread.
+
+    The tile (and so the step) as when compiled: the items array must be a
+    local array (its length is the items per thread) or the items per thread
+    a literal int; ``tiles`` returns the loop's ``range``.
+    """
+    thread = _current_thread(function)
+    items = _unwrap(bound["items"])
+    per_thread: object = None
+    if isinstance(items, np.ndarray):
+        if items.ndim == 1 and _memory(items) == "local":
+            per_thread = items.shape[0]
+    elif isinstance(items, int | np.integer):
+        per_thread = items
+    tile = tiles.step(
+        function,
+        per_thread,
+        threads=bound.get("threads"),
+        lanes=bound.get("lanes"),
+        launch=_launch_block(thread),
+    )
+    if function == "warp.tile_size":
+        return tile
+    reverse = tiles.check_reverse(function, bound.get("reverse"))
+    return tiles.offsets(tiles.check_length(function, bound["n"]), tile, reverse)
 
 
 def _moved_through_shared_memory(
@@ -1692,6 +1918,8 @@ class SimulatorHost:
         """Run entry point `name` for the calling simulated thread."""
         if name == "tile_size":
             return tile_size_call(bound)
+        if name in tiles.TILE_FUNCTIONS:
+            return tile_loop_call(name, bound)
         spec = for_call(name)
         if spec.simulate is not None:
             return collective_call(name, bound)
@@ -1720,15 +1948,32 @@ STATIC_SHARED_LIMIT = 48 * 1024
 _allocation_lock = threading.Lock()
 
 
-def _check_static_shared(shared: Any, adding: int) -> None:
-    """Refuse a block's static shared arrays beyond what a compiled kernel may declare."""
-    need = adding + sum(int(a.nbytes) for a in shared._allocations.values())
-    if need <= STATIC_SHARED_LIMIT:
-        return
+# on a launch's simulated shared memory: (size, what) of the largest library-owned
+# temp storage its calls need (scan._numba_cuda._tile_order.library_storage_floor)
+_LIBRARY_FLOOR = "_scan_library_floor"
+
+
+def _kernel_name() -> str:
     manager = getattr(threading.current_thread(), "_manager", None)
     kernel = getattr(manager, "_f", None)
-    name = getattr(kernel, "__name__", "(unnamed)")
-    raise too_much_shared_memory(name, need, STATIC_SHARED_LIMIT, arrays_only=True)
+    return str(getattr(kernel, "__name__", "(unnamed)"))
+
+
+def _check_static_shared(shared: Any, adding: int) -> None:
+    """Refuse a block's static shared arrays beyond what a compiled kernel may declare.
+
+    The library-owned temp storage of the calls made so far counts too (the
+    largest: calls overlay theirs).
+    """
+    own = adding + sum(int(a.nbytes) for a in shared._allocations.values())
+    library, what = getattr(shared, _LIBRARY_FLOOR, (0, ""))
+    if own + library <= STATIC_SHARED_LIMIT:
+        return
+    if library:
+        raise too_much_shared_memory(
+            _kernel_name(), own + library, STATIC_SHARED_LIMIT, library=what
+        )
+    raise too_much_shared_memory(_kernel_name(), own, STATIC_SHARED_LIMIT, arrays_only=True)
 
 
 def _allow_alignment() -> None:

@@ -12,7 +12,9 @@ the carried prefix provably misses or repeats items of the row.
 
 Backward steps (a reverse walk), single tiles, partial tiles and loops with
 no carried prefix between their tiles (independent tiles, grid-stride loops)
-are left alone.
+are left alone here; :mod:`scan._numba_cuda._tile_order` checks the order and
+step of the tiles each carried scan takes in, reverse walks and warp tiles
+included.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ def tile_step_error(
     return (
         f"{plan.direction}: this thread's tiles on one row start at offset {before} and then "
         f"{start}, a step of {step} items, but a tile of this launch is {plan.threads} "
-        f"threads x {plan.items_per_thread} items per thread = {tile} items: {effect}; step "
-        "the loop by block.tile_size(items) (for base in range(0, n, block.tile_size(items))), "
+        f"threads x {plan.items_per_thread} items per thread = {tile} items: {effect}; walk "
+        "the tiles with for base in block.tiles(n, items), whose step is the launch's tile, "
         "or launch the block shape the step was written for (threads= states it in the call)"
     )

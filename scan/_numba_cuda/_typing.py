@@ -455,3 +455,94 @@ def _lower_tile_size(context: Any, builder: Any, sig: Any, args: Any) -> Any:
 
 
 _lowering_registry.lower(block.tile_size, types.VarArg(types.Any))(_lower_tile_size)
+
+
+# ---------------------------------------------------------------------------
+# tile loops: block.tiles and warp.tiles become the range loops written by
+# hand, warp.tile_size a constant (scan._numba_loops), before type inference;
+# the mistakes the IR shows are refused at their line first
+
+from .. import warp  # noqa: E402
+from .._numba_loops import TileLoops  # noqa: E402
+
+_TILE_HELPERS: dict[str, Callable[..., Any]] = {
+    "tiles": block.tiles,
+    "warp.tiles": warp.tiles,
+    "warp.tile_size": warp.tile_size,
+}
+#: The kernel's tile loops, rewritten and checked (scan._numba_loops.TileLoops).
+LOOPS = TileLoops(
+    facts=IR,
+    ir=ir,
+    functions={id(fn): name for name, fn in _TILE_HELPERS.items()},
+    signatures={name: inspect.signature(fn) for name, fn in _TILE_HELPERS.items()},
+    thread_index=cuda.threadIdx,
+    lane_id=cuda.laneid,
+)
+
+
+def _refusal_at(exc: Exception) -> Exception:
+    """A rejection found in the IR, at the line its ``loc`` names (else as it is)."""
+    loc = getattr(exc, "loc", None)
+    error = _located(exc)
+    if loc is not None:
+        error._placed = True
+        error.args = (f"{_call_site(loc.filename, loc.line)}\n{exc}",)
+    return error
+
+
+@register_rewrite("before-inference")
+class RewriteTileLoops(Rewrite):  # type: ignore[misc]
+    """Check the function's tile loops once, then make each ``tiles`` call its loop."""
+
+    def __init__(self, state: Any) -> None:
+        super().__init__(state)
+        self._kernel = getattr(state, "return_type", None) == types.void
+        self._checked = False
+        self._block: Any = None
+        self._body: list[Any] | None = None
+
+    def match(self, func_ir: Any, block_: Any, typemap: Any, calltypes: Any) -> bool:
+        try:
+            if not self._checked:
+                self._checked = True
+                LOOPS.check(func_ir, self._kernel, lambda: _launch()[0])
+            self._body = LOOPS.rewrite(func_ir, block_, self._kernel, _launch_block)
+        except ScanError as exc:
+            raise _refusal_at(exc) from None
+        self._block = block_
+        return self._body is not None
+
+    def apply(self) -> Any:
+        new_block = self._block.copy()
+        new_block.clear()
+        for stmt in self._body or ():
+            new_block.append(stmt)
+        return new_block
+
+
+def _tile_helper_template(name: str) -> type[AbstractTemplate]:
+    """A call the rewrite did not see (the function stored or passed): refused at typing."""
+
+    def generic(self: Any, args: tuple[Any, ...], kws: Mapping[str, Any]) -> Any:
+        module, _, short = name.rpartition(".")
+        raise Rejection(
+            _located(
+                PlanError(
+                    f"{name}: call scan.{module or 'block'}.{short} by name where its result "
+                    f"is used (for base in {module or 'block'}.{short}(n, items): ...); the "
+                    "kernel's compiler makes the call its loop and cannot follow the function "
+                    "through another variable or function"
+                )
+            )
+        )
+
+    return type(
+        f"_Template_{name}",
+        (AbstractTemplate,),
+        {"key": _TILE_HELPERS[name], "generic": generic},
+    )
+
+
+for _name, _fn in _TILE_HELPERS.items():
+    typing_registry.register_global(_fn, FACTS.entry_point_type(_tile_helper_template(_name)))

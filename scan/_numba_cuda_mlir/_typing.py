@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import linecache
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -326,3 +327,95 @@ def _lower_tile_size(lower: Any, target: Any, args: Any, kws: Any) -> None:
 
 
 extending.lower_builtin(block.tile_size, types.VarArg(types.Any))(_lower_tile_size)
+
+
+# ---------------------------------------------------------------------------
+# tile loops: block.tiles and warp.tiles become the range loops written by
+# hand, warp.tile_size a constant (scan._numba_loops), before type inference;
+# the mistakes the IR shows are refused at their line first
+
+from .. import warp  # noqa: E402
+from .._numba_loops import TileLoops  # noqa: E402
+
+_TILE_HELPERS: dict[str, Callable[..., Any]] = {
+    "tiles": block.tiles,
+    "warp.tiles": warp.tiles,
+    "warp.tile_size": warp.tile_size,
+}
+#: The kernel's tile loops, rewritten and checked (scan._numba_loops.TileLoops).
+LOOPS = TileLoops(
+    facts=IR,
+    ir=ir,
+    functions={id(fn): name for name, fn in _TILE_HELPERS.items()},
+    signatures={name: inspect.signature(fn) for name, fn in _TILE_HELPERS.items()},
+    thread_index=mlir_cuda.threadIdx,
+    lane_id=mlir_cuda.laneid,
+)
+
+
+def _at_line(exc: ScanError) -> ScanError:
+    """A rejection found in the IR, with the file, line and source its ``loc`` names first."""
+    loc = getattr(exc, "loc", None)
+    if loc is None:
+        return exc
+    text = linecache.getline(loc.filename, loc.line).strip()
+    where = f'File "{loc.filename}", line {loc.line}'
+    return type(exc)(f"{where}\n    {text}\n{exc}" if text else f"{where}\n{exc}")
+
+
+@extending.register_planner
+class RewriteTileLoops(extending.WholeFunctionPlanner):  # type: ignore[misc]
+    """Check the function's tile loops, then make each ``tiles`` call its loop."""
+
+    def run(self) -> bool:
+        func_ir = self.state.func_ir
+        kernel = not self.is_device_function
+        launch: list[Block | None] = []
+
+        def shape(name: str = "") -> Block | None:
+            if not launch:
+                _, _, known = decode_call_facts(
+                    encode_call_facts({}, None, RecordCallFacts._launch(self))
+                )
+                launch.append(known)
+            return launch[0]
+
+        changed = False
+        try:
+            LOOPS.check(func_ir, kernel, shape)
+            for blk in func_ir.blocks.values():
+                body = LOOPS.rewrite(func_ir, blk, kernel, shape)
+                if body is not None:
+                    blk.body = body
+                    changed = True
+        except ScanError as exc:
+            raise _at_line(exc).with_traceback(None) from None
+        return changed
+
+
+def _tile_helper_template(name: str) -> type[AbstractTemplate]:
+    """A call the planner did not see (the function stored or passed): refused at typing."""
+
+    def generic(self: Any, args: tuple[Any, ...], kws: Mapping[str, Any]) -> Any:
+        module, _, short = name.rpartition(".")
+        raise Rejection(
+            PlanError(
+                f"{name}: call scan.{module or 'block'}.{short} by name where its result "
+                f"is used (for base in {module or 'block'}.{short}(n, items): ...); the "
+                "kernel's compiler makes the call its loop and cannot follow the function "
+                "through another variable or function"
+            )
+        )
+
+    return type(
+        f"_MlirTemplate_{name}",
+        (AbstractTemplate,),
+        {"key": _TILE_HELPERS[name], "generic": generic},
+    )
+
+
+for _name, _fn in _TILE_HELPERS.items():
+    extending.typing_registry.register_global(
+        _fn, FACTS.entry_point_type(_tile_helper_template(_name))
+    )
+extending.refresh_registries(typing=True, target=False, include_uninitialized_cuda=False)

@@ -11,7 +11,8 @@
   requires it (an :class:`Arg`), and the return type;
 - this module: the preamble of the stub file (its comments, imports, type
   variables, aliases and marker protocols, as text) and the host-side helpers
-  ``temp_storage``, ``tile_size`` and ``launch_shape`` (checked against
+  ``temp_storage``, ``tile_size``, ``tiles`` and ``launch_shape``, and scan.warp's
+  ``tile_size`` and ``tiles`` (checked against
   ``scan.block``'s own signatures), and the names of ``scan.block``'s named
   tuples (:data:`NAMED_TUPLES`, whose fields come from the classes).
 
@@ -34,6 +35,7 @@ __all__ = [
     "NAMED_TUPLES",
     "WARP_DECLARATIONS",
     "WARP_HEADER",
+    "WARP_HELPERS",
     "Arg",
     "Comment",
     "Entry",
@@ -337,8 +339,45 @@ HELPERS: tuple[StubFunction, ...] = (
         ),
     ),
     StubFunction(
+        "tiles",
+        (
+            Overload(
+                (
+                    req("n", "int | np.integer[Any]"),
+                    req("items", "NDArray[Any] | int"),
+                    opt("reverse", "bool"),
+                    opt("threads", "_Threads | None"),
+                ),
+                "range",
+            ),
+        ),
+    ),
+    StubFunction(
         "launch_shape",
         (Overload((req("row_length", "int"), req("dtype", "DTypeLike")), "LaunchShape"),),
+    ),
+)
+
+#: ``scan.warp``'s tile-loop helpers, after its declarations; their parameters are
+#: ``scan.warp``'s (``inspect.signature``).
+WARP_HELPERS: tuple[StubFunction, ...] = (
+    StubFunction(
+        "tile_size",
+        (Overload((req("items", "NDArray[Any] | int"), opt("lanes", "int")), "int"),),
+    ),
+    StubFunction(
+        "tiles",
+        (
+            Overload(
+                (
+                    req("n", "int | np.integer[Any]"),
+                    req("items", "NDArray[Any] | int"),
+                    opt("lanes", "int"),
+                    opt("reverse", "bool"),
+                ),
+                "range",
+            ),
+        ),
     ),
 )
 

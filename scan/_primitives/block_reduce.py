@@ -3,11 +3,13 @@
 
 Every thread of a block passes its item (a scalar) or its items (a local
 array, blocked arrangement: thread ``t`` holds tile items ``t * n`` to
-``t * n + n - 1``); the call returns the reduction of the block's tile. As in
-CUB the result is defined in thread 0; with ``broadcast=True`` every thread
-receives it (one more barrier). ``valid=`` reduces only the tile's first
-``valid`` items (a partial tile): CUB's ``Reduce(partial, op, num_valid)``
-over the threads holding them, after each thread reduced its own valid items.
+``t * n + n - 1``); the call returns the reduction of the block's tile to every thread (one
+barrier more than CUB's, whose result is defined in thread 0 only: that is
+``broadcast=False``). ``valid=`` reduces only the tile's first ``valid``
+items (a partial tile): CUB's ``Reduce(partial, op, num_valid)`` over the
+threads holding them, after each thread reduced its own valid items.
+``dtype=`` accumulates in another dtype than the items' (as ``numpy.sum``'s):
+each item is converted to it first.
 
 The family's spec: calls, plan, checks, operand ABI, renderer and simulator
 semantics, all in this module.
@@ -42,8 +44,16 @@ from .._plan import (
     provider_symbol,
     temp_mode,
 )
-from .._spec import AbiOperand, BlockInputs, EntryPoint, Param, Primitive, c_parameters
-from .._vocab import BITWISE_OPERATORS, TempMode
+from .._spec import (
+    THREAD_ZERO_ONLY,
+    AbiOperand,
+    BlockInputs,
+    EntryPoint,
+    Param,
+    Primitive,
+    c_parameters,
+)
+from .._vocab import BITWISE_OPERATORS, VALUE_DTYPES, TempMode, c_type
 from ._stubs_reduce import DECLARATIONS as STUB_DECLARATIONS
 from ._stubs_reduce import FUNCTIONS as STUBS
 from .block_scan import COMMON
@@ -65,7 +75,8 @@ DEFAULT_ALGORITHM = "warp_reductions"
 _REQUIRED = inspect.Parameter.empty
 _OPTIONS = (
     Param("valid", "index", None),
-    Param("broadcast", "literal", False),
+    Param("broadcast", "literal", True),
+    Param("dtype", "literal", None),
     Param("algorithm", "literal", None),
     *COMMON,
 )
@@ -94,6 +105,8 @@ class ReducePlan(BlockPlan):
     function : {"reduce", "sum"}
         The public entry point that was called (for messages).
     value_dtype : numpy.dtype
+        The dtype the reduction accumulates in and returns: the items' dtype,
+        or ``dtype=``'s.
     block : tuple of int
     items_per_thread : int
         Items each thread contributes (1 for a scalar).
@@ -108,6 +121,9 @@ class ReducePlan(BlockPlan):
         One of :data:`ALGORITHMS`.
     temp_storage : {"implicit", "caller"}
     auto_sync : bool
+    items_dtype : numpy.dtype or None
+        The items' dtype when ``dtype=`` names another one to accumulate in
+        (each item is converted to :attr:`value_dtype` first); None otherwise.
     """
 
     function: str
@@ -121,11 +137,17 @@ class ReducePlan(BlockPlan):
     algorithm: str
     temp_storage: TempMode
     auto_sync: bool
+    items_dtype: np.dtype | None = None
     key: str = attrs.field(init=False, eq=False, repr=False)
 
     @key.default
     def _key(self) -> str:
         return digest("reduce", plan_fields(self))  # without function: reduce and sum share one
+
+    @property
+    def result_dtype(self) -> np.dtype | None:
+        """The dtype of the call's result when it is not its items' (``dtype=``), else None."""
+        return self.value_dtype if self.items_dtype is not None else None
 
     @property
     def symbol(self) -> str:
@@ -146,6 +168,29 @@ def _literal_bool(function: str, name: str, value: object, default: bool) -> boo
     return bool(value)
 
 
+def _accumulator(f: str, dtype: object, items: np.dtype) -> np.dtype | None:
+    """``dtype=``'s dtype, when it is not the items' own (None: accumulate in the items')."""
+    if dtype is None:
+        return None
+    try:
+        acc = np.dtype(dtype)  # type: ignore[call-overload]
+    except TypeError:
+        acc = None
+    if acc is None or acc.names is not None or acc not in VALUE_DTYPES:
+        allowed = ", ".join(d.name for d in VALUE_DTYPES)
+        raise ScanTypeError(
+            f"{f}: dtype= must be a numeric dtype to accumulate in, one of {allowed} (got "
+            f"{dtype!r}); e.g. dtype=np.int64 to sum small integers without wrapping"
+        )
+    if items.names is not None:
+        raise ScanTypeError(
+            f"{f}: dtype= converts each item to the dtype to accumulate in, but items are "
+            f"records ({statefn.dtype_name(items)}); drop dtype= and make the record's fields "
+            "as wide as the reduction needs"
+        )
+    return None if acc == items else acc
+
+
 def plan_reduce(
     *,
     function: str,
@@ -158,6 +203,7 @@ def plan_reduce(
     block: Block,
     items_per_thread: int | None = None,
     auto_sync: bool = True,
+    dtype: object = None,
 ) -> ReducePlan:
     """Check one ``reduce``/``sum`` call and build its plan."""
     f = function
@@ -170,7 +216,9 @@ def plan_reduce(
         )
     if isinstance(items, ArrayFact) and items.ndim != 1:
         raise ScanTypeError(f"{f}: items must be a scalar or a 1-D local array")
-    value_dtype = check_value_dtype(f, "items", items.dtype)
+    items_dtype = check_value_dtype(f, "items", items.dtype)
+    accumulator = _accumulator(f, dtype, items_dtype)
+    value_dtype = items_dtype if accumulator is None else accumulator
     ipt = items_per_thread_of(f, items, items_per_thread)
     if algorithm is None:
         algorithm = DEFAULT_ALGORITHM
@@ -200,10 +248,11 @@ def plan_reduce(
         scalar=isinstance(items, ScalarFact),
         reduce_op=reduce_op,
         has_valid=valid is not None,
-        broadcast=_literal_bool(f, "broadcast", broadcast, False),
+        broadcast=_literal_bool(f, "broadcast", broadcast, True),
         algorithm=str(algorithm),
         temp_storage=temp_mode(f, temp_storage),
         auto_sync=auto_sync,
+        items_dtype=None if accumulator is None else items_dtype,
     )
 
 
@@ -220,11 +269,13 @@ def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> ReducePl
         block=block,
         items_per_thread=facts["items_per_thread"],
         auto_sync=facts["auto_sync"],
+        dtype=facts["dtype"],
     )
 
 
 #: The provider's operands: temp storage (caller-owned mode), this thread's
-#: items, how many of the tile's items are valid (-1: all) and the result.
+#: items (an array's in the items' dtype, a scalar converted to the value type),
+#: how many of the tile's items are valid (-1: all) and the result.
 OPERANDS = (
     AbiOperand("temp", "array", param="temp_storage", when="caller_temp"),
     AbiOperand("in", "input", param="items"),
@@ -319,10 +370,18 @@ def render_reduce(
         "using temp_storage_t = typename block_reduce_t::TempStorage;\n"
         + _functor(plan, reduce_callback)
     )
-    body = (
-        f"  value_t (&input)[{n}] = *static_cast<value_t (*)[{n}]>(in);\n"
-        "  value_t& result = *static_cast<value_t*>(out);\n" + _body(plan)
-    )
+    if plan.items_dtype is not None and not plan.scalar:
+        # dtype=: each item converted to the accumulator first, as numpy.sum(dtype=) does
+        item = c_type(plan.items_dtype)
+        load = (
+            f"  const {item} (&items)[{n}] = *static_cast<const {item} (*)[{n}]>(in);\n"
+            f"  value_t input[{n}];\n"
+            "  #pragma unroll\n"
+            f"  for (int i = 0; i < {n}; ++i) input[i] = static_cast<value_t>(items[i]);\n"
+        )
+    else:
+        load = f"  value_t (&input)[{n}] = *static_cast<value_t (*)[{n}]>(in);\n"
+    body = load + "  value_t& result = *static_cast<value_t*>(out);\n" + _body(plan)
     return render_unit(
         plan,
         header="block_reduce.cuh",
@@ -375,7 +434,7 @@ def _layout_plan(
         items=ArrayFact(dtype=dtype, ndim=1, length=items_per_thread),
         op=_layout_operator if record else "+",
         valid=None,
-        broadcast=False,
+        broadcast=False,  # the broadcast slot is the call's own, not part of the temp storage
         algorithm=algorithm,
         temp_storage=ArrayFact(dtype=np.uint8, ndim=1),
         block=block,
@@ -387,14 +446,17 @@ def _layout_plan(
 
 
 def simulate(block: BlockInputs) -> list[Any]:
-    """Each thread's result: the tile's reduction in thread 0 (in every thread with broadcast).
+    """Each thread's result: the tile's reduction, in every thread (thread 0 only without
+    ``broadcast``).
 
     The valid items are combined in tile order (thread by thread, each
     thread's items in order), exact for integers and for every associative
     operator; CUB combines them in a tree whose shape depends on the
-    algorithm, so floating-point sums may round differently. Without
-    ``broadcast`` the other threads receive their own items' reduction (on
-    the GPU: CUB's partial results, unspecified).
+    algorithm, so floating-point sums may round differently. With
+    ``broadcast=False`` the other threads receive
+    :data:`~scan._spec.THREAD_ZERO_ONLY` (on the GPU: CUB's partial results,
+    which may look like a result but are not), which the simulator gives them
+    as a value that cannot pass for one.
     """
     plan: ReducePlan = block.plan
     combine: Callable[[Any, Any], Any] = block.combiner(plan.reduce_op)
@@ -422,7 +484,7 @@ def simulate(block: BlockInputs) -> list[Any]:
         total = combine(total, partials[rank])
     if plan.broadcast:
         return [total] * threads
-    return [total, *partials[1:]]
+    return [total] + [THREAD_ZERO_ONLY] * (threads - 1)
 
 
 _PARAMETERS = """
@@ -431,9 +493,18 @@ _PARAMETERS = """
         ``t`` holds items ``t * n`` to ``t * n + n - 1``); at least 1. A runtime
         integer: the same value in every thread. Default: every item.
     broadcast : bool
-        Literal. False (default): the result is defined in thread 0 only, as
-        CUB returns it; the other threads receive an unspecified value.
-        True: every thread receives it (one more barrier).
+        Literal. True (default): every thread receives the result (one block
+        barrier more than CUB). False: the result is defined in thread 0
+        only, as CUB returns it, for the last cycles; the other threads
+        receive an unspecified value (CUB's partial results), which the
+        simulator makes NaN for floats and refuses where it is used or stored
+        otherwise.
+    dtype : numpy dtype, optional
+        Literal. The dtype to accumulate in and return, as ``numpy.sum``'s
+        ``dtype=``: each item is converted to it first
+        (``block.sum(items, dtype=np.int64)`` sums int8 items without wrapping
+        at 127). Default: the items' dtype (CUB's behaviour, which wraps
+        small integer sums).
     algorithm : {"warp_reductions", "raking", "raking_commutative_only"}, optional
         CUB's ``BLOCK_REDUCE_*`` algorithm (default ``"warp_reductions"``, as
         CUB's); ``"raking_commutative_only"`` needs a commutative operator.
@@ -450,8 +521,8 @@ _PARAMETERS = """
     Returns
     -------
     scalar or record
-        The reduction of the tile, in thread 0 (every thread with
-        ``broadcast=True``).
+        The reduction of the tile, in every thread (in thread 0 only with
+        ``broadcast=False``), of ``dtype`` when given.
 """
 
 #: The docstrings of the family's functions in :mod:`scan.block`.

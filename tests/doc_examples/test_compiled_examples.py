@@ -83,6 +83,7 @@ def test_quickstart_kernel_compiles_without_a_gpu():
     [
         ("normalize_rows", (types.float32[:, ::1], types.float32[:, ::1])),
         ("argmax_rows", (types.float32[:, ::1], I32)),
+        ("count_positive", (types.float32[:, ::1], types.int64[::1])),
     ],
 )
 def test_reduce(name, argtypes):

@@ -86,6 +86,8 @@ def test_reduce_examples():
     np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)
     got, want = reduce.run_argmax()
     np.testing.assert_array_equal(got, want)
+    got, want = reduce.run_count()
+    np.testing.assert_array_equal(got, want)
 
 
 def test_launch_shape_kernel_runs():

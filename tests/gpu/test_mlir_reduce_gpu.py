@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """On a GPU: block reduce in numba-cuda-mlir kernels against NumPy.
 
-The documentation's two reduce programs (a per-row norm with ``broadcast=True``
-and a row-wise argmax over (value, position) records), their bodies compiled by
+The documentation's reduce programs (a per-row norm, a row-wise argmax over
+(value, position) records with ``broadcast=False``, and a count accumulated in
+int64 with ``dtype=``), their bodies compiled by
 numba-cuda-mlir, and sums and maxima over every algorithm with partial tiles.
 """
 
@@ -51,6 +52,14 @@ def test_row_argmax_of_records() -> None:
     best = np.zeros(5, np.int32)
     DOC.argmax_rows[5, THREADS](src, best)
     np.testing.assert_array_equal(best, src.argmax(axis=1))
+
+
+def test_count_accumulated_in_int64() -> None:
+    src = np.random.default_rng(3).standard_normal((5, 3001)).astype(np.float32)
+    src[0] = np.abs(src[0]) + 1  # 512 positives a full tile: uint8 would wrap
+    counts = np.zeros(5, np.int64)
+    DOC.count_positive[5, THREADS](src, counts)
+    np.testing.assert_array_equal(counts, (src > 0).sum(axis=1))
 
 
 def _partial_max(algorithm: str) -> Any:

@@ -592,7 +592,7 @@ def test_default_algorithms_row_scan(threads, items, rows):
         state = cuda.local.array(1, np.float32)
         state[0] = 0
         values = cuda.local.array(items, np.float32)
-        for base in range(0, src.shape[1], tile):
+        for base in block.tiles(src.shape[1], values):
             block.load(src[row], base, values, oob_default=0)
             block.inclusive_sum(values, values, prefix_op=total_f32, prefix_state=state)
             block.store(dst[row], base, values)

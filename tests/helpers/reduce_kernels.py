@@ -17,8 +17,9 @@ REC = np.dtype([("v", np.float32), ("i", np.int32)])
 def kernels(cuda: ModuleType) -> tuple[Any, Any]:
     """(row_stats, argmax): Python functions for `cuda.jit`, written against `cuda`.
 
-    ``row_stats(src, out)``: a sum, a max with ``valid=`` and ``broadcast=`` and
-    a raking min of a scalar, over 2-D ``src``. ``argmax(src, out)``: a
+    ``row_stats(src, out)``: a sum accumulated in float64 (``dtype=``), a max
+    with ``valid=`` and a raking min of a scalar in thread 0 only
+    (``broadcast=False``), over 2-D ``src``. ``argmax(src, out)``: a
     reduce of :data:`REC` records with a device function as the operator.
     """
 
@@ -30,9 +31,9 @@ def kernels(cuda: ModuleType) -> tuple[Any, Any]:
         items = cuda.local.array(4, np.float32)
         row = src[cuda.blockIdx.x]
         block.load(row, 0, items, oob_default=0.0)
-        total = block.sum(items)
-        top = block.reduce(items, "max", valid=row.shape[0], broadcast=True)
-        x = block.reduce(row[cuda.threadIdx.x], "min", algorithm="raking")
+        total = block.sum(items, dtype=np.float64)
+        top = block.reduce(items, "max", valid=row.shape[0])
+        x = block.reduce(row[cuda.threadIdx.x], "min", algorithm="raking", broadcast=False)
         if cuda.threadIdx.x == 0:
             out[cuda.blockIdx.x] = total + top + x
 

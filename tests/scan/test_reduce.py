@@ -44,6 +44,34 @@ def test_defaults_are_cubs() -> None:
     assert p.symbol.startswith("statefn_scan_reduce_")
 
 
+def test_results_reach_every_thread_unless_broadcast_is_false() -> None:
+    assert plan(broadcast=None).broadcast
+    assert plan(broadcast=None) == plan(broadcast=True)
+    assert not plan(broadcast=False).broadcast
+
+
+def test_dtype_accumulates_in_another_dtype() -> None:
+    small = ArrayFact(np.uint8, 1, 4)
+    p = plan(items=small, op="+", dtype=np.int64)
+    assert (p.value_dtype, p.items_dtype, p.result_dtype) == (
+        np.dtype(np.int64),
+        np.dtype(np.uint8),
+        np.dtype(np.int64),
+    )
+    # the items' own dtype (or none) keeps CUB's sum: no conversion, the same provider
+    assert plan(items=small, op="+", dtype="uint8") == plan(items=small, op="+")
+    assert plan(items=small, op="+").result_dtype is None
+    assert plan(items=small, op="+").key != p.key
+    text = render_reduce(p)
+    assert "const unsigned char (&items)[4] = *static_cast<const unsigned char (*)[4]>(in);" in text
+    assert "for (int i = 0; i < 4; ++i) input[i] = static_cast<value_t>(items[i]);" in text
+    assert ".Sum(input)" in text
+    # a scalar arrives converted to the value type (the front ends convert it)
+    scalar = render_reduce(plan(items=ScalarFact(np.uint8), op="+", dtype=np.int64))
+    assert "static_cast<value_t>" not in scalar
+    assert "value_t (&input)[1] = *static_cast<value_t (*)[1]>(in);" in scalar
+
+
 def test_reduce_and_sum_share_a_provider() -> None:
     assert plan(op="+").key == plan(op="+", function="sum").key
     assert plan(op="+").key != plan(op="max").key
@@ -65,6 +93,23 @@ def test_reduce_and_sum_share_a_provider() -> None:
         ({"broadcast": 1}, scan.PlanError, "reduce: broadcast= must be a literal True or False"),
         ({"items": ArrayFact(np.float32, 2, None)}, scan.ScanTypeError, "reduce: items must be"),
         ({"items": ArrayFact(np.bool_, 1, 4)}, scan.ScanTypeError, "reduce: items has dtype bool"),
+        (
+            {"dtype": np.bool_},
+            scan.ScanTypeError,
+            "reduce: dtype= must be a numeric dtype to accumulate in, one of int8, int16, ",
+        ),
+        (
+            {"dtype": "not a dtype"},
+            scan.ScanTypeError,
+            "reduce: dtype= must be a numeric dtype to accumulate in, one of int8, int16, ",
+        ),
+        (
+            {"items": ArrayFact(REC, 1, 2), "op": "min", "dtype": np.float64},
+            scan.ScanTypeError,
+            "reduce: dtype= converts each item to the dtype to accumulate in, but items are "
+            "records (record(v: float32, i: int32)); drop dtype= and make the record's fields "
+            "as wide as the reduction needs",
+        ),
     ],
 )
 def test_refusals(over: dict[str, Any], error: type[Exception], message: str) -> None:

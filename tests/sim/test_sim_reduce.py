@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """Block reduce's results against NumPy, in the simulator and (``SCAN_TESTS_BACKEND=gpu``) on a GPU.
 
-CUB defines the result in thread 0 only (every thread with ``broadcast=True``):
-the other threads' results are checked only with ``broadcast``. The tests
+Every thread receives the result by default; with ``broadcast=False`` CUB
+defines it in thread 0 only, and only thread 0 stores it (the simulator
+refuses another thread's use of an integer result, and gives it NaN for a
+float one). The tests
 marked ``sanitize`` run under compute-sanitizer in tools/gpu_suite.sh.
 """
 
@@ -41,7 +43,8 @@ def reduce_kernel(
             row = cuda.blockIdx.x
             x = src[row, rank]
             r = block.reduce(x, OP, valid=valid[row], broadcast=BCAST, algorithm=ALGO)
-            out[row, rank] = r
+            if BCAST or rank == 0:
+                out[row, rank] = r
 
     elif ipt == 0:
 
@@ -49,7 +52,9 @@ def reduce_kernel(
             rank = cuda.threadIdx.x + cuda.blockDim.x * cuda.threadIdx.y
             row = cuda.blockIdx.x
             x = src[row, rank]
-            out[row, rank] = block.reduce(x, OP, broadcast=BCAST, algorithm=ALGO)
+            r = block.reduce(x, OP, broadcast=BCAST, algorithm=ALGO)
+            if BCAST or rank == 0:
+                out[row, rank] = r
 
     elif use_valid:
 
@@ -60,7 +65,8 @@ def reduce_kernel(
             for i in range(IPT):
                 items[i] = src[row, rank * IPT + i]
             r = block.reduce(items, OP, valid=valid[row], broadcast=BCAST, algorithm=ALGO)
-            out[row, rank] = r
+            if BCAST or rank == 0:
+                out[row, rank] = r
 
     else:
 
@@ -70,7 +76,9 @@ def reduce_kernel(
             items = cuda.local.array(IPT, value)
             for i in range(IPT):
                 items[i] = src[row, rank * IPT + i]
-            out[row, rank] = block.reduce(items, OP, broadcast=BCAST, algorithm=ALGO)
+            r = block.reduce(items, OP, broadcast=BCAST, algorithm=ALGO)
+            if BCAST or rank == 0:
+                out[row, rank] = r
 
     return cuda.jit(kernel)
 
@@ -273,3 +281,110 @@ def scan_or_reduce(src: Any, out: Any) -> None:
 def test_threads_making_other_calls_are_refused() -> None:
     with pytest.raises(RuntimeError, match=r"must make the same scan\.block calls"):
         scan_or_reduce[1, 32](np.ones(32, np.int32), np.zeros(32, np.int32))
+
+
+# ---------------------------------------------------------------- results in every thread, dtype=
+
+
+@cuda.jit
+def sums_of_small_items(src: Any, out: Any) -> None:
+    items = cuda.local.array(4, np.uint8)
+    block.load(src, 0, items, oob_default=0)
+    rank = cuda.threadIdx.x
+    out[0, rank] = block.sum(items)  # CUB's: in the items' dtype, wrapping at 256
+    out[1, rank] = block.sum(items, dtype=np.int64)  # every thread, accumulated in int64
+    out[2, rank] = block.reduce(items, "max", dtype=np.int16)
+    out[3, rank] = block.sum(items[0], dtype=np.uint32)  # a scalar, converted first
+
+
+@pytest.mark.sanitize
+def test_results_reach_every_thread_and_dtype_widens_the_sum() -> None:
+    src = np.full(128, 200, np.uint8)
+    src[5] = 255
+    out = np.zeros((4, 32), np.int64)
+    sums_of_small_items[1, 32](src, out)
+    total = int(src.astype(np.int64).sum())
+    np.testing.assert_array_equal(out[0], np.full(32, total % 256))
+    np.testing.assert_array_equal(out[1], np.full(32, total))
+    np.testing.assert_array_equal(out[2], np.full(32, 255))
+    firsts = int(src[::4].astype(np.int64).sum())
+    np.testing.assert_array_equal(out[3], np.full(32, firsts))
+
+
+@cuda.jit
+def int_sum_in_thread_zero(src: Any, out: Any) -> None:
+    items = cuda.local.array(4, np.int32)
+    block.load(src, 0, items, oob_default=0)
+    total = block.sum(items, broadcast=False)
+    if cuda.threadIdx.x == 0:
+        out[0] = total  # thread 0's result is the block's
+    total = block.sum(items, broadcast=False)  # the others may drop theirs
+
+
+@cuda.jit
+def int_sum_stored_by_every_thread(src: Any, out: Any) -> None:
+    items = cuda.local.array(4, np.int32)
+    block.load(src, 0, items, oob_default=0)
+    total = block.sum(items, broadcast=False)
+    out[cuda.threadIdx.x] = total
+
+
+@cuda.jit
+def int_sum_used_by_every_thread(src: Any, out: Any) -> None:
+    items = cuda.local.array(4, np.int32)
+    block.load(src, 0, items, oob_default=0)
+    total = block.reduce(items, "max", broadcast=False)
+    if items[0] > total:
+        out[cuda.threadIdx.x] = 1
+
+
+@cuda.jit
+def float_sum_in_every_thread(src: Any, out: Any) -> None:
+    items = cuda.local.array(4, np.float32)
+    block.load(src, 0, items, oob_default=0)
+    out[cuda.threadIdx.x] = block.sum(items, broadcast=False)
+
+
+@pytest.mark.sim_only
+def test_broadcast_false_gives_no_plausible_result_outside_thread_zero() -> None:
+    from scan import StateContractError
+
+    src = np.arange(128, dtype=np.int32)
+    out = np.zeros(32, np.int32)
+    int_sum_in_thread_zero[1, 32](src, out)
+    assert out[0] == src.sum()
+    fragment = (
+        "sum: thread 1 uses the result of sum(..., broadcast=False), which is defined in "
+        "thread 0 only (on a GPU the other threads receive CUB's partial results, which are "
+        "not the block's sum); use it in thread 0 only (if cuda.threadIdx.x == 0: ...), or "
+        "drop broadcast=False: then every thread receives it"
+    )
+    for kernel, line in (
+        (int_sum_stored_by_every_thread, "out[cuda.threadIdx.x] = total"),
+        (int_sum_used_by_every_thread, "if items[0] > total:"),
+    ):
+        with pytest.raises(StateContractError) as info:
+            kernel[1, 2](src[:8], out)
+        text = str(info.value)
+        assert f"\n    {line}\n" in text
+        assert text.endswith(
+            fragment.replace("sum", "reduce") if "used" in kernel.__name__ else fragment
+        )
+    floats = np.zeros(32, np.float32)
+    float_sum_in_every_thread[1, 32](src.astype(np.float32), floats)
+    assert floats[0] == src.sum()
+    assert np.isnan(floats[1:]).all()
+
+
+@cuda.jit
+def sum_in_a_record_dtype(src: Any, out: Any) -> None:
+    out[0] = block.sum(src[cuda.threadIdx.x], dtype=REC)
+
+
+@pytest.mark.sim_only
+def test_a_dtype_that_is_no_number_is_refused() -> None:
+    from scan import ScanTypeError
+
+    with pytest.raises(ScanTypeError) as info:
+        sum_in_a_record_dtype[1, 32](np.ones(32, np.int32), np.zeros(1, np.int64))
+    assert "sum: dtype= must be a numeric dtype to accumulate in, one of int8" in str(info.value)

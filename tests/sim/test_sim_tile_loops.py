@@ -8,8 +8,10 @@
   another items array) with a prefix carried between its tiles (``sim_only``);
 - static shared arrays over the 48 KiB a compiled kernel may declare
   (``sim_only``: the compiled path refuses it when linking);
-- what stays accepted: guarded flags, reverse walks, independent tiles, and
-  loops stepped by ``block.tile_size`` (these also run on a GPU).
+- what stays accepted: guarded flags, reverse walks of reverse scans,
+  independent tiles, and loops stepped by ``block.tile_size`` (these also run
+  on a GPU). The iterators and the order of carried tiles:
+  tests/sim/test_sim_tile_iterators.py.
 """
 
 from __future__ import annotations
@@ -214,7 +216,7 @@ def step_by_tile_size(src, dst):
 
 LOAD_LINE = "block.load(src[cuda.blockIdx.x], base, items, oob_default=0)"
 FIX = (
-    "step the loop by block.tile_size(items) (for base in range(0, n, block.tile_size(items))), "
+    "walk the tiles with for base in block.tiles(n, items), whose step is the launch's tile, "
     "or launch the block shape the step was written for (threads= states it in the call)"
 )
 
@@ -253,7 +255,7 @@ def test_step_by_tile_size_follows_the_launch(threads):
 
 @cuda.jit
 def reverse_suffix_total(src, total):
-    # walks the row from its end (as reverse scans do), tile by tile
+    # walks the row from its end, tile by tile, as a reverse scan's carried suffix needs
     state = cuda.local.array(1, np.int64)
     state[0] = 0
     items = cuda.local.array(2, np.int32)
@@ -261,7 +263,9 @@ def reverse_suffix_total(src, total):
     last = (src.shape[0] - 1) // tile * tile
     for base in range(last, -1, -tile):
         block.load(src, base, items, oob_default=0)
-        block.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state)
+        block.inclusive_sum(
+            items, items, prefix_op=running_total, prefix_state=state, reverse=True
+        )
     if cuda.threadIdx.x == 0:
         total[0] = state[0]
 

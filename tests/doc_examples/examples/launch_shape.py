@@ -30,7 +30,7 @@ def row_cumsum(src, dst):
     state = cuda.local.array(1, np.int64)
     state[0] = 0
     items = cuda.local.array(ITEMS, np.int32)
-    for base in range(0, src.shape[1], block.tile_size(items)):  # THREADS * ITEMS
+    for base in block.tiles(src.shape[1], items):  # THREADS * ITEMS apart
         block.load(src[row], base, items, oob_default=0)
         block.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state)
         block.store(dst[row], base, items)

@@ -49,7 +49,7 @@ def segmented_sum(flags, values, out):
     state[0].flag = 0
     state[0].value = 0.0
     items = cuda.local.array(ITEMS, seg)
-    for base in range(0, values.shape[1], block.tile_size(items)):
+    for base in block.tiles(values.shape[1], items):
         # each field from its own array: flags (int32) and values (float32)
         block.load((flags[row], values[row]), base, items, oob_default=(0, 0.0))
         block.inclusive_scan(
@@ -103,7 +103,7 @@ def running_argmax(src, where):
     values = cuda.local.array(ITEMS, np.float32)
     items = cuda.local.array(ITEMS, vi)
     indices = cuda.local.array(ITEMS, np.int32)
-    for base in range(0, src.shape[1], THREADS * ITEMS):
+    for base in block.tiles(src.shape[1], values):
         block.load(src[row], base, values, oob_default=-np.inf)
         for i in range(ITEMS):  # zip the values with their column into records
             items[i].value = values[i]
@@ -157,7 +157,7 @@ def selective_scan(a, b, h):
     state[0].a = 1.0  # the identity map: h[-1] = 0
     state[0].b = 0.0
     items = cuda.local.array(ITEMS, pair)
-    for base in range(0, a.shape[1], block.tile_size(items)):
+    for base in block.tiles(a.shape[1], items):
         block.load((a[row], b[row]), base, items, oob_default=(1.0, 0.0))
         block.inclusive_scan(items, items, scan_op=compose, prefix_op=carry_map, prefix_state=state)
         block.store(h[row], base, items, field="b")  # h[t] is the b field

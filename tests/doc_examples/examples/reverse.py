@@ -28,10 +28,9 @@ def row_suffix_sums(src, dst):
     state[0] = 0  # every thread initialises it equally
     items = cuda.local.array(4, np.int32)
     row, out = src[cuda.blockIdx.x], dst[cuda.blockIdx.x]
-    tile = block.tile_size(items)
     # tiles aligned at the row's start, walked from its last (partial) tile on;
     # items past the row's end are 0, the identity, so they add nothing
-    for base in range((row.shape[0] - 1) // tile * tile, -1, -tile):
+    for base in block.tiles(row.shape[0], items, reverse=True):
         block.load(row, base, items, oob_default=0)
         block.inclusive_sum(
             items, prefix_op=suffix_total, prefix_state=state, reverse=True
@@ -68,8 +67,7 @@ def backward(a, g, h):
     state[0].g = 0.0
     items = cuda.local.array(2, PAIR)
     n = g.shape[0]
-    tile = block.tile_size(items)
-    for base in range((n - 1) // tile * tile, -1, -tile):
+    for base in block.tiles(n, items, reverse=True):
         for i in range(2):
             t = base + cuda.threadIdx.x * 2 + i
             if t < n:
@@ -105,12 +103,11 @@ def selective_backward(delta, A, B, C, x, dy, h, dx, ddelta):
     a = A[row]
     state = cuda.local.array(1, PAIR)
     items = cuda.local.array(2, PAIR)
-    tile = block.tile_size(items)
     # forward, from the row's start: h[t] is the composed map of items 0..t
     # applied to h[-1] = 0; carried's state is every tile to the left
     state[0].c = 1.0
     state[0].g = 0.0
-    for base in range(0, n, tile):
+    for base in block.tiles(n, items):
         for i in range(2):
             t = base + cuda.threadIdx.x * 2 + i
             if t < n:
@@ -128,7 +125,7 @@ def selective_backward(delta, A, B, C, x, dy, h, dx, ddelta):
     # backward, from the row's end, as in backward(): dh[t], then the gradients
     state[0].c = 1.0
     state[0].g = 0.0
-    for base in range((n - 1) // tile * tile, -1, -tile):
+    for base in block.tiles(n, items, reverse=True):
         for i in range(2):
             t = base + cuda.threadIdx.x * 2 + i
             if t < n:

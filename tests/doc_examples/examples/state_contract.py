@@ -75,7 +75,7 @@ def row_running_max(src, dst, row_max):
     state = cuda.local.array(1, np.float64)
     state[0] = -np.inf  # the identity of max, in every thread
     items = cuda.local.array(4, np.float64)
-    for base in range(0, src.shape[1], 64 * 4):
+    for base in block.tiles(src.shape[1], items):
         block.load(src[row], base, items, oob_default=-np.inf)
         block.inclusive_scan(items, items, scan_op="max", prefix_op=running_max, prefix_state=state)
         block.store(dst[row], base, items)
@@ -101,12 +101,13 @@ def per_tile_totals(src, tile_totals):
     state = cuda.local.array(1, np.int64)
     state[0] = 0
     items = cuda.local.array(2, np.int32)
-    for tile in range(src.shape[0] // 64):
-        block.load(src, tile * 64, items)
+    for base in block.tiles(src.shape[0], items):
+        block.load(src, base, items)
         # magictoken.guarded_side_effect.begin
         block.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state)
         if cuda.threadIdx.x == 0 and cuda.threadIdx.y == 0 and cuda.threadIdx.z == 0:
-            tile_totals[tile] = state[0]  # once per tile, from the authoritative state
+            # once per tile, from the authoritative state
+            tile_totals[base // block.tile_size(items)] = state[0]
         # magictoken.guarded_side_effect.end
 
 

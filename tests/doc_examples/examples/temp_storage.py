@@ -42,7 +42,7 @@ def cumsum_one_buffer(src, dst):
     state = cuda.local.array(1, np.int64)
     state[0] = 0
     items = cuda.local.array(4, np.int32)
-    for base in range(0, src.shape[0], 128 * 4):
+    for base in block.tiles(src.shape[0], items, threads=128):
         # each call ends with a barrier (auto_sync=True), so the next may reuse temp
         block.load(src, base, items, temp_storage=temp, threads=128)
         block.inclusive_sum(

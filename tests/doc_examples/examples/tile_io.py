@@ -16,7 +16,7 @@ from scan import block
 def copy_rows(src, dst):
     row = cuda.blockIdx.x
     items = cuda.local.array(8, np.float32)
-    for base in range(0, src.shape[1], 64 * 8):  # 64 threads x 8 items per tile
+    for base in block.tiles(src.shape[1], items, threads=64):  # 64 threads x 8 items apart
         # src[row]: a 1-D contiguous row; a partial last tile's other items get 0
         block.load(src[row], base, items, oob_default=0, threads=64)
         block.store(dst[row], base, items, threads=64)  # a partial last tile is guarded
@@ -46,7 +46,7 @@ def tile_sums(src, sums, valid):
 @cuda.jit
 def copy_vectorized(src, dst):
     items = cuda.local.array(4, np.int32)
-    for base in range(0, src.shape[0], 256 * 4):
+    for base in block.tiles(src.shape[0], items, threads=256):
         block.load(src, base, items, algorithm="vectorize", threads=256)
         block.store(dst, base, items, algorithm="vectorize", threads=256)
 

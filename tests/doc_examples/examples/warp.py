@@ -31,7 +31,7 @@ def row_cumsum_per_warp(src, dst):
     state = cuda.local.array(1, np.int64)
     state[0] = 0  # every lane initialises it equally
     items = cuda.local.array(ITEMS, np.int32)
-    for base in range(0, src.shape[1], 32 * ITEMS):
+    for base in warp.tiles(src.shape[1], items):  # 32 lanes x ITEMS apart
         warp.load(src[row], base, items, oob_default=0)  # 0 past the row's end
         warp.inclusive_sum(items, prefix_op=running_total, prefix_state=state)
         warp.store(dst[row], base, items)

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Block reduce: sums and reductions of arrays, scalars and records return the value type."""
+"""Block reduce: sums and reductions of arrays, scalars and records return the value type
+(dtype='s scalar type with dtype=)."""
 
 from collections.abc import Callable
 from typing import Any
@@ -27,8 +28,14 @@ def stats(src: NDArray[np.float32], out: NDArray[np.float32], best: NDArray[np.i
     block.load(src, 0, items, oob_default=0.0, threads=THREADS)
     total: np.float32 = block.sum(items, threads=THREADS)
     top: np.float32 = block.reduce(
-        items, "max", valid=src.shape[0], broadcast=True, threads=THREADS
+        items, "max", valid=src.shape[0], broadcast=False, threads=THREADS
     )
+    wide: np.float64 = block.sum(items, dtype=np.float64, threads=THREADS)
+    small = cuda.local.array(ITEMS, np.uint8)
+    for i in range(ITEMS):
+        small[i] = np.uint8(i)
+    count: np.int64 = block.sum(small, dtype=np.int64, threads=THREADS)
+    most: np.int32 = block.reduce(small, "max", dtype=np.int32, threads=THREADS)
     low: np.float32 = block.reduce(items[0], np.minimum, algorithm="raking", threads=THREADS)
     n: int = block.sum(1, algorithm="raking_commutative_only", threads=THREADS)
     pairs = cuda.local.array(ITEMS, PAIR)
@@ -37,7 +44,7 @@ def stats(src: NDArray[np.float32], out: NDArray[np.float32], best: NDArray[np.i
         pairs[i]["pos"] = i
     winner: np.void = block.reduce(pairs, larger, threads=THREADS)
     if cuda.threadIdx.x == 0:
-        out[0] = total + top + low + n
+        out[0] = total + top + low + n + wide + count + most
         best[0] = winner["pos"]
 
 
