@@ -83,6 +83,13 @@ MUTATIONS = [
         '            "result = broadcast_slot;",',
     ),
     Mutation(
+        "reduce-dtype-unconverted",
+        "block reduce with dtype=: the items read as accumulators, not converted one by one",
+        "scan/_primitives/block_reduce.py",
+        "    if plan.items_dtype is not None and not plan.scalar:",
+        "    if False:",
+    ),
+    Mutation(
         "status-init-dropped",
         "tile status: the init kernel's InitializeStatus dropped (fresh memory is not reset)",
         "scan/_tile_status.py",

@@ -137,14 +137,20 @@ class ReduceCase:
     items_per_thread: int = 4  # 0: one scalar a thread
     algorithm: str | None = None
     valid: bool = True
-    broadcast: bool = False
+    broadcast: bool | None = False  # None: the library's default
     temp_storage: str = "implicit"
     tiles: int = 2
     short: int = 0
+    accumulate: str | None = None  # dtype=: the accumulator's dtype
 
     @property
     def threads(self) -> int:
         return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def result_dtype(self) -> Any:
+        """The dtype of the result: the accumulator's, or the items'."""
+        return np.dtype(self.accumulate) if self.accumulate else _dtype(self.dtype)
 
     @property
     def ipt(self) -> int:
@@ -180,6 +186,7 @@ def _reduce_plans(case: ReduceCase) -> tuple[Any, Any]:
         algorithm=case.algorithm,
         temp_storage=None if case.temp_storage == "implicit" else ArrayFact(np.uint8, 1),
         block=case.block,
+        dtype=case.accumulate,
     )
     return load, reduce
 
@@ -192,9 +199,9 @@ def reduce_program(case: ReduceCase) -> Program:
     caller = case.temp_storage != "implicit"
     temp = {"temp_storage": Arg("temp", "a.temp_bytes", 1)} if caller else {}
     head = [
-        "  value_t items[IPT];",
+        "  item_t items[IPT];",
         "  value_t x;",
-        "  const value_t* src_row = a.src + row * a.length;",
+        "  const item_t* src_row = a.src + row * a.length;",
     ]
     if caller:
         sym = program.symbol(reduce)
@@ -203,6 +210,7 @@ def reduce_program(case: ReduceCase) -> Program:
             "  unsigned char* temp = static_cast<unsigned char*>(::hx::shared_alloc(-1, "
             f'{sym}_temp_bytes, {sym}_temp_align < 16 ? 16 : {sym}_temp_align, "temp"));',
         )
+    # a scalar passes its slot of the result's type (a front end converts it)
     items = Arg("x") if case.items_per_thread == 0 else Arg("items", "IPT")
     args = {"items": items, "valid": Arg("count"), **temp}
     body = [
@@ -218,7 +226,7 @@ def reduce_program(case: ReduceCase) -> Program:
                 "items": Arg("items", "IPT"),
             },
         ),
-        "    x = items[0];",
+        "    x = static_cast<value_t>(items[0]);",
         "    const long long count = a.length - tile * TILE;",
         "    value_t ret;",
         "    " + call(reduce, program.symbol(reduce), args, "ret"),
@@ -229,19 +237,25 @@ def reduce_program(case: ReduceCase) -> Program:
     if caller:
         sym = program.symbol(reduce)
         decl = f'extern "C" const unsigned {sym}_temp_bytes, {sym}_temp_align;'
+    item_type = (
+        "using item_t = value_t;"
+        if case.accumulate is None
+        else value_decls(dtype).replace("value_t", "item_t")
+    )
     program.driver_parts = [
         decl,
         "namespace hostexec_driver {",
-        value_decls(dtype),
+        value_decls(case.result_dtype),
+        item_type,
         f"constexpr int THREADS = {case.threads};",
         f"constexpr int IPT = {case.ipt};",
         "constexpr long long TILE = THREADS * IPT;",
-        "struct Args { value_t* src; value_t* out; value_t* fill; long long length, tiles; };",
+        "struct Args { item_t* src; value_t* out; item_t* fill; long long length, tiles; };",
         *_kernel(head, body),
         "}  // namespace hostexec_driver",
         _main(
             program,
-            [("src", "value_t"), ("out", "value_t"), ("fill", "value_t")],
+            [("src", "item_t"), ("out", "value_t"), ("fill", "item_t")],
             ["length", "tiles"],
             _launch('static_cast<unsigned>(h.param("rows")), 1, 1', case.block),
         ),
@@ -255,7 +269,7 @@ def run_reduce(builder: Builder, case: ReduceCase, src: Any, *, seed: int = 0) -
     rows = src.shape[0]
     buffers = {
         "src": src,
-        "out": np.zeros((rows, case.tiles, case.threads), dtype),
+        "out": np.zeros((rows, case.tiles, case.threads), case.result_dtype),
         "fill": np.zeros(1, dtype),
     }
     params = {"rows": rows, "length": case.length, "tiles": case.tiles, "seed": seed}
@@ -270,10 +284,15 @@ def reduce_inputs(case: ReduceCase, rows: int, seed: int) -> Any:
 
 
 def reduce_reference(case: ReduceCase, src: Any) -> tuple[Any, Any]:
-    """(expected results, mask of the defined ones): thread 0's, every thread's with broadcast."""
-    dtype = _dtype(case.dtype)
+    """(expected results, mask of the defined ones): thread 0's, every thread's with broadcast.
+
+    Items are converted to the accumulator's dtype first (``dtype=``).
+    """
+    dtype = case.result_dtype
     rows = src.shape[0]
     tile = case.threads * case.ipt
+    src = src.astype(dtype)
+    broadcast = _reduce_plans(case)[1].broadcast  # None: the library's default
     want = np.zeros((rows, case.tiles, case.threads), dtype)
     defined = np.zeros(want.shape, bool)
     op = "+" if case.sum else case.op
@@ -286,7 +305,7 @@ def reduce_reference(case: ReduceCase, src: Any) -> tuple[Any, Any]:
             for v in part[1:]:
                 acc = _apply(op, acc, _tuple(v))
             value = np.array([acc], dtype)[0] if dtype.names else dtype.type(acc)
-            threads = case.threads if case.broadcast else 1
+            threads = case.threads if broadcast else 1
             want[r, t, :threads] = value
             defined[r, t, :threads] = True
     return want, defined

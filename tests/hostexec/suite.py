@@ -230,6 +230,14 @@ DRAWN = _draw(EXAMPLES, SEED)
 CASES = COVERAGE + DRAWN
 
 REDUCES = [
+    # dtype=: items converted to a wider accumulator; the default broadcast (every thread)
+    fam.ReduceCase(
+        dtype="int8", sum=True, accumulate="int64", broadcast=None, short=10, block=(128, 1, 1)
+    ),
+    fam.ReduceCase(
+        dtype="float32", op="max", accumulate="float64", items_per_thread=0, broadcast=None, short=3
+    ),
+    fam.ReduceCase(dtype="uint8", accumulate="uint32", algorithm="raking", short=200),
     fam.ReduceCase(),
     fam.ReduceCase(sum=True, short=37, broadcast=True),
     fam.ReduceCase(

@@ -86,6 +86,8 @@ def _paths(plan: Any) -> set[str]:
         }
         if plan.value_dtype.names is not None:
             out.add("reduce records")
+        if plan.items_dtype is not None:
+            out.add("reduce scalar dtype=" if plan.scalar else "reduce items dtype=")
     elif kind == "WarpScanPlan":
         out.add(f"warp scan lanes {plan.lanes}")
         out |= {
@@ -151,6 +153,8 @@ def test_every_generated_path_is_run() -> None:
         "reduce broadcast",
         "reduce caller_temp",
         "reduce records",
+        "reduce items dtype=",
+        "reduce scalar dtype=",
         "warp scan prefix",
         "warp scan initial value",
         "warp scan aggregate",
