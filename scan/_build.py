@@ -45,7 +45,9 @@ __all__ = [
     "LinkInput",
     "build",
     "callback",
+    "group_source",
     "provider_group",
+    "provider_source",
     "temp_storage_layout",
 ]
 
@@ -284,6 +286,24 @@ _units: dict[tuple[str, tuple[int, int]], dict[str, Provider]] = {}
 _units_lock = threading.Lock()
 
 
+def group_source(group: Sequence[Plan]) -> tuple[str, str, tuple[str, ...]]:
+    """The unit `group`'s providers compile in: its name, its C++, each member's entry point.
+
+    `group` is a :func:`provider_group` of several plans; the entry points
+    (local to the unit) are in the group's order. Tests that run the
+    generated code on the host compile exactly this text.
+    """
+    tag = cache_key("group", {"plans": " ".join(p.key for p in group)})[:12]
+    name = f"statefn_scan_group_{tag}"
+    storage = group_storage(name)
+    units = []
+    for p in group:
+        shares = _shares_storage(p)
+        local = f"{p.symbol}_{tag}"
+        units.append((local, _source(p, local, storage if shares else None), shares))
+    return name, render_group(name, units), tuple(local for local, _, _ in units)
+
+
 def _group_unit(group: Sequence[Plan], cc: tuple[int, int]) -> tuple[str, dict[str, Provider]]:
     """The name of `group`'s unit and its members' providers (compiled or fetched)."""
     tag = cache_key("group", {"plans": " ".join(p.key for p in group)})[:12]
@@ -291,20 +311,15 @@ def _group_unit(group: Sequence[Plan], cc: tuple[int, int]) -> tuple[str, dict[s
     with _units_lock:
         found = _units.get((name, cc))
     if found is None:
-        storage = group_storage(name)
-        units = []
-        for p in group:
-            shares = _shares_storage(p)
-            local = f"{p.symbol}_{tag}"
-            units.append((local, _source(p, local, storage if shares else None), shares))
+        name, source, symbols = group_source(group)
         compiled = compile_group(
             name,
-            [local for local, _, _ in units],
-            render_group(name, units),
+            list(symbols),
+            source,
             cc=cc,
             what=f"{name} ({len(group)} providers: " + "; ".join(_what(p) for p in group) + ")",
         )
-        found = {p.symbol: compiled[local] for p, (local, _, _) in zip(group, units, strict=True)}
+        found = {p.symbol: compiled[local] for p, local in zip(group, symbols, strict=True)}
         with _units_lock:
             _units[(name, cc)] = found
     return name, found
@@ -312,6 +327,11 @@ def _group_unit(group: Sequence[Plan], cc: tuple[int, int]) -> tuple[str, dict[s
 
 def _callbacks(plan: Plan) -> list[CallbackDescriptor]:
     return for_plan(plan).callbacks(plan)
+
+
+def provider_source(plan: Plan) -> str:
+    """The C++ of `plan`'s provider compiled alone (its own unit, as :func:`build` compiles it)."""
+    return _source(plan)
 
 
 def _source(plan: Plan, symbol: str | None = None, storage: str | None = None) -> str:

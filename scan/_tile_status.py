@@ -36,7 +36,14 @@ from ._lookback import STATUS_SLACK, STATUS_UNIT, status_dtype, status_row_bytes
 from ._plan import check_status_dtype
 from ._target import arch
 
-__all__ = ["TileStatus", "status_layout", "status_unit", "tile_status", "tile_status_dtype"]
+__all__ = [
+    "TileStatus",
+    "init_launch",
+    "status_layout",
+    "status_unit",
+    "tile_status",
+    "tile_status_dtype",
+]
 
 _INIT_THREADS = 256
 
@@ -371,6 +378,15 @@ _kernels: dict[tuple[str, tuple[int, int]], Any] = {}
 _kernels_lock = threading.Lock()
 
 
+def init_launch(holds: int, rows: int | None) -> tuple[tuple[int, int], int]:
+    """(grid, threads a block) of the launch of a status unit's ``_init`` kernel.
+
+    One thread a tile a row holds (`holds`), one grid row a status row; block 0
+    also marks the padding before tile 0.
+    """
+    return (-(-max(holds, 32) // _INIT_THREADS), rows or 1), _INIT_THREADS
+
+
 def _launch_init(status: TileStatus[Any], stream: Any) -> None:
     from cuda.core import LaunchConfig, ObjectCode, launch
 
@@ -382,7 +398,6 @@ def _launch_init(status: TileStatus[Any], stream: Any) -> None:
             cubin, _ = compile_kernel_unit(name, source, cc=status._cc, what="tile status")
             module = ObjectCode.from_cubin(cubin, name=f"{name}.{arch(status._cc)}")
             kernel = _kernels[(name, status._cc)] = module.get_kernel(f"{name}_init")
-    # one thread a tile the row holds; block 0 also marks the padding
-    grid = (-(-max(status._holds, 32) // _INIT_THREADS), status.rows or 1)
-    config = LaunchConfig(grid=grid, block=_INIT_THREADS)
+    grid, threads = init_launch(status._holds, status.rows)
+    config = LaunchConfig(grid=grid, block=threads)
     launch(_stream(stream), config, kernel, status._address, np.int64(status._row_bytes))

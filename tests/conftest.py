@@ -75,10 +75,21 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"seed {seed}" if seed is not None else "derandomised (SCAN_HYPOTHESIS_SEED picks a seed)"
     )
     try:
+        from hostexec.toolchain import find_compiler, missing_reason
+
+        compiler = find_compiler()
+        host = (
+            f"host execution: {compiler.path} ({compiler.version})"
+            if compiler is not None
+            else f"host execution: skipped: {missing_reason()}"
+        )
+    except Exception as exc:  # the tests that import it will report it properly
+        host = f"host execution: unavailable ({type(exc).__name__}: {exc})"
+    try:
         from cases import fuzz
     except Exception as exc:  # the tests that import it will report it properly
-        return [f"scan fuzz: settings unavailable ({type(exc).__name__}: {exc})", properties]
-    return [fuzz.describe(), properties]
+        return [f"scan fuzz: settings unavailable ({type(exc).__name__}: {exc})", properties, host]
+    return [fuzz.describe(), properties, host]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -1,17 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0
 """Generated C++ is deterministic, readable and pinned by golden files.
 
-Regenerate the goldens after an intended change with
-``STATEFN_SCAN_UPDATE_GOLDEN=1 pytest tests/scan/test_codegen.py``.
+A change of the generated text fails here with its diff and the value that
+confirms it; rerun with ``STATEFN_SCAN_UPDATE_GOLDEN=<value>`` to rewrite the
+golden file (tests/helpers/golden.py). What the text computes is checked by
+running it on the host (tests/hostexec).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import golden
 from helpers.plans import scan_plan, zipped_plan
 
 import scan
@@ -22,7 +24,6 @@ from scan._primitives.block_scan import render_scan
 from scan._primitives.tile_io import render_tile_io
 
 GOLDEN = Path(__file__).parent / "golden"
-UPDATE = os.environ.get("STATEFN_SCAN_UPDATE_GOLDEN") == "1"
 
 
 @statefn.stateful(np.int64, name="running_total")
@@ -127,10 +128,7 @@ IO_CASES = {
 
 
 def check_golden(name: str, text: str) -> None:
-    path = GOLDEN / f"{name}.cu"
-    if UPDATE:
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8"), f"{path} differs from generated text"
+    golden.check_golden(GOLDEN / f"{name}.cu", text)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import golden
 from helpers import record_cases as rc
 from helpers.plans import scan_plan
 from numba.cuda import types
@@ -28,7 +29,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 GOLDEN = Path(__file__).parent / "golden"
-UPDATE = os.environ.get("STATEFN_SCAN_UPDATE_GOLDEN") == "1"
 PAIR = rc.PAIR
 VI = np.dtype([("value", np.float32), ("pos", np.int32)], align=True)
 
@@ -156,10 +156,7 @@ def test_record_tuple_class_is_one_per_dtype():
 
 
 def _golden(name, text):
-    path = GOLDEN / name
-    if UPDATE or not path.exists():
-        path.write_text(text)
-    assert text == path.read_text()
+    golden.check_golden(GOLDEN / name, text)
 
 
 def test_record_scan_source_is_pinned():

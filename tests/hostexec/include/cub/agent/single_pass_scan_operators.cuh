@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// cub::ScanTileState and cub::TilePrefixCallbackOp (decoupled look-back) for
+// host execution: the contract, not CUB's layout or its windowed look-back.
+//
+// A tile status row holds, for TILE_STATUS_PADDING padding tiles and then
+// num_tiles tiles, a status word and two values (the tile's aggregate and its
+// inclusive prefix). InitializeStatus, run by the threads of an init grid,
+// marks the tile of each thread's global index invalid and (block 0) the
+// padding out of bounds. Status words carry a tag: reading a word that no
+// InitializeStatus/Set* wrote (an uninitialised status) is refused.
+//
+// TilePrefixCallbackOp is the prefix callback of a block scan of tile
+// tile_idx > 0: thread 0 publishes the tile's aggregate (partial), walks back
+// over the earlier tiles, waiting while one is invalid and combining the
+// aggregates (earlier tiles on the left) until it meets an inclusive prefix,
+// publishes its own inclusive prefix and returns the exclusive one. Only
+// thread 0's return is defined (the block scan uses no other).
+
+#pragma once
+
+#include <cub/hostexec_common.cuh>
+
+namespace cub {
+
+enum ScanTileStatus : unsigned {
+  SCAN_TILE_INVALID = 1,
+  SCAN_TILE_PARTIAL = 2,
+  SCAN_TILE_INCLUSIVE = 3,
+  SCAN_TILE_OOB = 4,
+};
+
+template <class T, bool SINGLE_WORD = false>
+struct ScanTileState {
+  using StatusWord = unsigned long long;
+  static constexpr int TILE_STATUS_PADDING = 32;
+  static constexpr size_t description_bytes_per_tile = sizeof(StatusWord);
+  static constexpr size_t payload_bytes_per_tile = sizeof(T);
+  static constexpr StatusWord kTag = 0x5c0a57a7e5ull << 8;
+
+  static size_t aligned(size_t n) { return (n + 255) / 256 * 256; }
+
+  static cudaError_t AllocationSize(int num_tiles, size_t& temp_storage_bytes) {
+    const size_t slots = static_cast<size_t>(num_tiles) + TILE_STATUS_PADDING;
+    temp_storage_bytes =
+        aligned(slots * sizeof(StatusWord)) + 2 * aligned(slots * sizeof(T));
+    return cudaSuccess;
+  }
+
+  cudaError_t Init(int num_tiles, void* storage, size_t bytes) {
+    size_t needed = 0;
+    AllocationSize(num_tiles, needed);
+    if (num_tiles < 0 || needed > bytes)
+      ::hx::fail("cub::ScanTileState::Init: %d tiles need %zu bytes, the status holds %zu",
+                 num_tiles, needed, bytes);
+    ::hx::check_global(storage, needed, false, "cub::ScanTileState::Init");
+    const size_t slots = static_cast<size_t>(num_tiles) + TILE_STATUS_PADDING;
+    auto* base = static_cast<unsigned char*>(storage);
+    status_ = reinterpret_cast<StatusWord*>(base);
+    partial_ = reinterpret_cast<T*>(base + aligned(slots * sizeof(StatusWord)));
+    inclusive_ = reinterpret_cast<T*>(base + aligned(slots * sizeof(StatusWord)) +
+                                      aligned(slots * sizeof(T)));
+    num_tiles_ = num_tiles;
+    return cudaSuccess;
+  }
+
+  void InitializeStatus(int num_tiles) {
+    if (num_tiles != num_tiles_)
+      ::hx::fail("cub::ScanTileState::InitializeStatus(%d) of a status of %d tiles", num_tiles,
+                 num_tiles_);
+    const int tile = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    if (tile < num_tiles) put(TILE_STATUS_PADDING + tile, SCAN_TILE_INVALID);
+    if (blockIdx.x == 0 && threadIdx.x < static_cast<unsigned>(TILE_STATUS_PADDING))
+      put(static_cast<int>(threadIdx.x), SCAN_TILE_OOB);
+  }
+
+  void SetInclusive(int tile_idx, T value) {
+    const int slot = checked(tile_idx, "SetInclusive");
+    ::hx::check_global(&inclusive_[slot], sizeof(T), true, "cub::ScanTileState");
+    inclusive_[slot] = value;
+    put(slot, SCAN_TILE_INCLUSIVE);
+  }
+
+  void SetPartial(int tile_idx, T value) {
+    const int slot = checked(tile_idx, "SetPartial");
+    ::hx::check_global(&partial_[slot], sizeof(T), true, "cub::ScanTileState");
+    partial_[slot] = value;
+    put(slot, SCAN_TILE_PARTIAL);
+  }
+
+  //: Waits while tile `tile_idx` (may be a padding tile: index < 0) is invalid.
+  void WaitForValid(int tile_idx, StatusWord& status, T& value) {
+    const int slot = TILE_STATUS_PADDING + tile_idx;
+    if (slot < 0 || tile_idx >= num_tiles_)
+      ::hx::fail("cub::ScanTileState::WaitForValid(%d) of a status of %d tiles", tile_idx,
+                 num_tiles_);
+    for (;;) {
+      status = get(slot, tile_idx);
+      if (status != SCAN_TILE_INVALID) break;
+      ::hx::count("look-back: waits on an invalid tile");
+      ::hx::spin("the look-back waiting for an invalid tile status");
+    }
+    if (status == SCAN_TILE_PARTIAL) value = partial_[slot];
+    if (status == SCAN_TILE_INCLUSIVE) value = inclusive_[slot];
+  }
+
+ private:
+  int checked(int tile_idx, const char* what) {
+    if (tile_idx < 0 || tile_idx >= num_tiles_)
+      ::hx::fail("cub::ScanTileState::%s(%d) of a status of %d tiles", what, tile_idx,
+                 num_tiles_);
+    return TILE_STATUS_PADDING + tile_idx;
+  }
+  void put(int slot, ScanTileStatus s) {
+    ::hx::check_global(&status_[slot], sizeof(StatusWord), true, "cub::ScanTileState");
+    status_[slot] = kTag | s;
+  }
+  StatusWord get(int slot, int tile_idx) {
+    ::hx::check_global(&status_[slot], sizeof(StatusWord), false, "cub::ScanTileState");
+    const StatusWord w = status_[slot];
+    const StatusWord s = w & 0xff;
+    if ((w & ~StatusWord{0xff}) != kTag || s < SCAN_TILE_INVALID || s > SCAN_TILE_OOB)
+      ::hx::fail("cub::ScanTileState: the status word of tile %d holds 0x%016llx, which no "
+                 "InitializeStatus or Set* wrote: the status was not initialised",
+                 tile_idx, w);
+    return s;
+  }
+
+  StatusWord* status_ = nullptr;
+  T* partial_ = nullptr;
+  T* inclusive_ = nullptr;
+  int num_tiles_ = 0;
+};
+
+template <class T, class ScanOp, class ScanTileStateT, int LEGACY_PTX_ARCH = 0>
+class TilePrefixCallbackOp {
+ public:
+  struct TempStorage {
+    T block_aggregate;
+    T exclusive_prefix;
+    T inclusive_prefix;
+  };
+
+  TilePrefixCallbackOp(ScanTileStateT& tile_status, TempStorage& temp_storage, ScanOp scan_op,
+                       int tile_idx)
+      : status_(tile_status), storage_(temp_storage), op_(scan_op), tile_idx_(tile_idx) {}
+
+  T operator()(T block_aggregate) {
+    if (::hx::rank() != 0) return ::hx::poison<T>();
+    if (tile_idx_ < 1)
+      ::hx::fail("cub::TilePrefixCallbackOp called for tile %d: tile 0 has no earlier tile",
+                 tile_idx_);
+    const char* what = "cub::TilePrefixCallbackOp";
+    ::hx::StorageWindow window(&storage_, sizeof(TempStorage), what);
+    ::hx::sstore(&storage_.block_aggregate, block_aggregate, what);
+    status_.SetPartial(tile_idx_, block_aggregate);
+    ::hx::Maybe<T> exclusive{T{}, false};
+    for (int j = tile_idx_ - 1;; --j) {
+      typename ScanTileStateT::StatusWord s = 0;
+      T value{};
+      status_.WaitForValid(j, s, value);
+      if (s == SCAN_TILE_OOB)
+        ::hx::fail("the look-back of tile %d reached the padding before tile 0 without an "
+                   "inclusive prefix",
+                   tile_idx_);
+      ::hx::count(s == SCAN_TILE_PARTIAL ? "look-back: combines a partial tile"
+                                         : "look-back: stops at an inclusive tile");
+      exclusive = {exclusive.defined ? op_(value, exclusive.value) : value, true};
+      if (s == SCAN_TILE_INCLUSIVE) break;
+    }
+    const T inclusive = op_(exclusive.value, block_aggregate);
+    status_.SetInclusive(tile_idx_, inclusive);
+    ::hx::sstore(&storage_.exclusive_prefix, exclusive.value, what);
+    ::hx::sstore(&storage_.inclusive_prefix, inclusive, what);
+    return exclusive.value;
+  }
+
+ private:
+  ScanTileStateT& status_;
+  TempStorage& storage_;
+  ScanOp op_;
+  int tile_idx_;
+};
+
+}  // namespace cub
