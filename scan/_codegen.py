@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
-GENERATOR_VERSION = "13"
+GENERATOR_VERSION = "14"
 
 _BUILTIN_BODIES = {
     "+": "return a + b;",
@@ -1134,6 +1134,26 @@ def tile_io_unit(
         tile_items=plan.tile_items,
         temp_decl=_temp_decl(plan.temp_storage, storage),
         pointer_decl=f"{const}{io_type}* p = static_cast<{const}{io_type}*>(ptr);",
+        items_decl=_items_decl(plan),
+    )
+
+
+def _items_decl(plan: TileIOPlan) -> str:
+    """``thread_items``: the caller's items, or a copy a store's exchange may rearrange.
+
+    CUB's ``BlockStore`` exchanges the array it is given in place
+    (``BlockExchange::BlockedToStriped``): stored from the caller's items, a
+    store through shared memory would leave them permuted for the code after
+    it. A converting store exchanges ``memory_items``, its own copy already.
+    """
+    n = plan.items_per_thread
+    cast = f"*static_cast<value_t (*)[{n}]>(items)"
+    if plan.direction == "load" or plan.array_dtypes is not None or not plan.uses_shared_memory:
+        return f"  value_t (&thread_items)[{n}] = {cast};"
+    return (
+        f"  // a copy: the exchange rearranges the items it stores, the caller's stay as they are\n"
+        f"  value_t thread_items[{n}];\n"
+        f"  for (int i = 0; i < {n}; ++i) thread_items[i] = ({cast})[i];"
     )
 
 

@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from cases import block_cases as bc
 from cases.block_cases import IOCase
+from numba import cuda
+
+from scan import block
 
 pytestmark = pytest.mark.sim
 
@@ -79,3 +83,30 @@ def test_default_vector_moves_on_aligned_and_unaligned_rows(dtype):
     # aligned, warp_transpose where it is not. Rows of 2 tiles and 3 items
     # start at every alignment mod 16 bytes; the last tile of each is partial.
     check(IOCase(dtype=dtype, block=(256, 1, 1), items_per_thread=4, length=2051), rows=4)
+
+
+@pytest.mark.sanitize
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_items_keep_their_values_after_a_store(algorithm):
+    # CUB's BlockStore exchanges the array it stores in place; the kernel's items must not be
+    @cuda.jit
+    def store_twice(src, first, second, sums):
+        items = cuda.local.array(4, np.int32)
+        block.load(src, 0, items, algorithm=algorithm)
+        block.store(first, 0, items, algorithm=algorithm)
+        block.store(second, 0, items, algorithm=algorithm)
+        total = 0
+        for i in range(4):  # the thread's own items, in order, after both stores
+            total = total * 7 + items[i]
+        sums[cuda.threadIdx.x] = total
+
+    src = np.arange(256, dtype=np.int32) * 3 + 1
+    first, second = np.zeros_like(src), np.zeros_like(src)
+    sums = np.zeros(64, np.int64)
+    store_twice[1, 64](src, first, second, sums)
+    np.testing.assert_array_equal(first, src)
+    np.testing.assert_array_equal(second, src)
+    # thread t's items: blocked, or (striped) tile items t, t + 64, ...
+    mine = (src.reshape(4, 64).T if algorithm == "striped" else src.reshape(64, 4)).astype(np.int64)
+    want = ((mine[:, 0] * 7 + mine[:, 1]) * 7 + mine[:, 2]) * 7 + mine[:, 3]
+    np.testing.assert_array_equal(sums, want)
