@@ -923,14 +923,14 @@ def plan_scan(
         _record_operand(f, "initial_value", initial_value, value_dtype)
     if mode == "exclusive" and not op.is_sum and initial_value is None and lookback:
         raise PlanError(
-            f"{f}: an exclusive scan with scan_op={op.builtin or op.name!r} and "
+            f"{f}: an exclusive scan with scan_op={op.builtin or op.name or '<function>'!r} and "
             "prefix_op=scan.lookback needs initial_value=: tile 0 has no earlier tile, so its "
             "first output would be undefined (only sums have an identity CUB can use); the "
             "initial value seeds tile 0, and through it every later tile"
         )
     if mode == "exclusive" and not op.is_sum and initial_value is None and prefix is None:
         raise PlanError(
-            f"{f}: an exclusive scan with scan_op={op.builtin or op.name!r} needs "
+            f"{f}: an exclusive scan with scan_op={op.builtin or op.name or '<function>'!r} needs "
             "initial_value= or prefix_op=: thread 0's first output would be undefined "
             "(only sums have an identity CUB can use)"
         )

@@ -172,7 +172,8 @@ def plan_warp_scan(
         op = statefn.normalize(scan_op, role="scan_op")
         if not op.is_sum:
             raise PlanError(
-                f"{f}: an exclusive scan with scan_op={op.builtin or op.name!r} needs "
+                f"{f}: an exclusive scan with "
+                f"scan_op={op.builtin or op.name or '<function>'!r} needs "
                 "initial_value= or prefix_op=: each warp's lane 0 would have no first output "
                 "(only sums have an identity CUB can use)"
             )
