@@ -516,6 +516,10 @@ class NumbaFacts:
         The type of the library's functions (from its ``types.Function``):
         a :class:`Rejection` raised by their typing reaches the user as the
         error it carries.
+    bfloat16_types : tuple of type
+        Other types of the front end's that are bfloat16 besides
+        ``types.bfloat16`` (numba-cuda-mlir types a torch bfloat16 tensor's
+        items with a bfloat16 type of its own).
     """
 
     types: Any
@@ -524,13 +528,27 @@ class NumbaFacts:
     descriptor_type: type
     refused_type: type
     entry_point_type: type
+    bfloat16_types: tuple[type, ...] = ()
 
     @classmethod
-    def of(cls, types: Any, as_dtype: Callable[[Any], Any], *, records: bool = True) -> NumbaFacts:
+    def of(
+        cls,
+        types: Any,
+        as_dtype: Callable[[Any], Any],
+        *,
+        records: bool = True,
+        bfloat16_types: tuple[type, ...] = (),
+    ) -> NumbaFacts:
         """The facts of a front end's ``types`` module, with its three types made."""
         descriptor_type, refused_type = _callable_types(types.Dummy)
         return cls(
-            types, as_dtype, records, descriptor_type, refused_type, _entry_type(types.Function)
+            types,
+            as_dtype,
+            records,
+            descriptor_type,
+            refused_type,
+            _entry_type(types.Function),
+            bfloat16_types,
         )
 
     def return_type(self, plan: Any, bound: Mapping[str, Any]) -> Any:
@@ -594,7 +612,7 @@ class NumbaFacts:
     def np_dtype(self, ty: Any) -> np.dtype[Any]:
         """The NumPy dtype of a scalar type (bfloat16: ``ml_dtypes.bfloat16``'s)."""
         ty = self.types.unliteral(ty)
-        if ty == getattr(self.types, "bfloat16", None):
+        if ty == getattr(self.types, "bfloat16", None) or isinstance(ty, self.bfloat16_types):
             try:
                 return bfloat16()
             except ImportError as exc:

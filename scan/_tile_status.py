@@ -367,7 +367,9 @@ def _stream(stream: Any) -> Any:
     if isinstance(stream, Stream):
         return stream
     if hasattr(stream, "__cuda_stream__"):  # a numba-cuda, CuPy or torch stream
-        return Device().create_stream(stream)
+        device = Device()
+        device.set_current()  # cuda.core wraps no stream of a device it has not made current
+        return device.create_stream(stream)
     raise TypeError(
         f"stream must be a cuda.core Stream, an object with __cuda_stream__ (a numba-cuda "
         f"stream), or None for the legacy default stream (got {type(stream).__name__})"

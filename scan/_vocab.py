@@ -39,6 +39,7 @@ __all__ = [
     "is_complex",
     "is_half",
     "is_value_dtype",
+    "round_to_bfloat16",
     "widens",
 ]
 
@@ -52,6 +53,28 @@ VALUE_DTYPES: tuple[np.dtype[Any], ...] = statefn.STATE_DTYPES
 def is_bfloat16(dtype: np.dtype[Any] | None) -> bool:
     """Whether `dtype` is bfloat16 (``ml_dtypes.bfloat16``), told without importing ml_dtypes."""
     return dtype is not None and statefn.dtype_key(dtype) == "bfloat16"
+
+
+def round_to_bfloat16(values: Any) -> np.ndarray[Any, Any]:
+    """`values` rounded to bfloat16 once, to nearest with ties to even, as a GPU store does.
+
+    float32 values round as ``ml_dtypes`` rounds them. A float64 value is
+    first narrowed to float32 with rounding to odd (toward zero, then the
+    last bit set if anything was dropped), which keeps enough bits for the
+    second rounding to give the single rounding's result: some ``ml_dtypes``
+    versions go through float32 with rounding to nearest, and then round
+    twice (``1 + 2**-8 + 2**-30`` to 1.0 instead of ``1 + 2**-7``).
+    """
+    x = np.asarray(values)
+    if x.dtype != np.float64:
+        return x.astype(bfloat16())
+    with np.errstate(over="ignore", invalid="ignore"):
+        narrow = x.astype(np.float32)
+        wider = np.abs(narrow.astype(np.float64)) > np.abs(x)  # rounded away from zero
+        narrow = np.where(wider, np.nextafter(narrow, np.float32(0)), narrow)
+        dropped = np.isfinite(x) & (narrow.astype(np.float64) != x)
+        bits = narrow.view(np.uint32) | dropped.astype(np.uint32)
+    return bits.view(np.float32).astype(bfloat16())
 
 
 def is_half(dtype: np.dtype[Any] | None) -> bool:

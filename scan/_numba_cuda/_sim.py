@@ -67,7 +67,7 @@ from .._plan import (
 from .._primitives import for_call, for_plan
 from .._spec import THREAD_ZERO_ONLY
 from .._tile_status import TileStatus
-from .._vocab import WARP_THREADS
+from .._vocab import WARP_THREADS, is_bfloat16, round_to_bfloat16
 from ._strides import note_carried_scan, tile_step_error
 from ._thread_zero import thread_zero_only
 from ._tile_order import (
@@ -1744,13 +1744,18 @@ def _move_items(
         elif fields is None:
             for i, pos in enumerate(positions):
                 if pos < valid:
-                    array[start + pos] = items[i]
+                    array[start + pos] = _stored(items[i], array.dtype)
         else:
             records = np.asarray(items).view(np.ndarray)  # reading marks nothing written
             for i, pos in enumerate(positions):
                 if pos < valid:
                     for a, name in zip(arrays, fields, strict=True):
-                        a[start + pos] = records[i][name]
+                        a[start + pos] = _stored(records[i][name], a.dtype)
+
+
+def _stored(value: Any, dtype: np.dtype[Any]) -> Any:
+    """`value` as a store into an array of `dtype` writes it: bfloat16 rounded once."""
+    return round_to_bfloat16(value)[()] if is_bfloat16(dtype) else value
 
 
 def _same_tile(

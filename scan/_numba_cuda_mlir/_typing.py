@@ -33,6 +33,7 @@ from numba_cuda_mlir.numba_cuda import types
 from numba_cuda_mlir.numba_cuda.core import ir
 from numba_cuda_mlir.numba_cuda.np.numpy_support import as_dtype, from_dtype
 from numba_cuda_mlir.numba_cuda.typing.templates import AbstractTemplate, signature
+from numba_cuda_mlir.type_defs.float_types import BFloat16Type
 
 import statefn
 
@@ -78,7 +79,7 @@ _BY_ID = {id(fn): name for name, fn in FUNCTIONS.items()}
 
 #: numba-cuda-mlir's types as plan facts (numbers, records, tuples spelling a
 #: record), and its types of descriptors and refused callables.
-FACTS = NumbaFacts.of(types, as_dtype)
+FACTS = NumbaFacts.of(types, as_dtype, bfloat16_types=(BFloat16Type,))
 DescriptorType = FACTS.descriptor_type
 
 for _cls in (statefn.StatefulFunction, statefn.StatelessFunction, statefn.ScanOperator, Lookback):

@@ -48,6 +48,7 @@ from scan import (
     warp,  # noqa: F401  (the generated warp-case kernels call it)
 )
 from scan._plan import REVERSE_EXCHANGE_LIMIT
+from scan._vocab import is_bfloat16, round_to_bfloat16
 
 __all__ = [
     "BITWISE",
@@ -718,13 +719,17 @@ def scan_reference(case: ScanCase, src: Any, state_init: Any) -> dict[str, Any]:
         ref = {"dst": tiles, "states": blank.astype(sdtype), "aggs": blank.astype(dtype)}
     else:
         ref = _scan_tiles(case, tiles, state_init)
-    # a store into a half-precision array rounds (NumPy's and ml_dtypes' casts:
-    # to nearest, ties to even)
+    # a store into a half-precision array rounds once, to nearest, ties to even
+    # (NumPy's float16 casts; bfloat16 as round_to_bfloat16), and past the range to inf
     dst = np.full(src.shape, case.sentinel, dtype=case.array_dtype)
     for tile in range(case.tiles):
         start, valid = tile * tile_items, _valid(case, tile)
         inside = pos < valid
-        dst[:, start + pos[inside]] = ref["dst"][:, start + np.flatnonzero(inside)]
+        values = ref["dst"][:, start + np.flatnonzero(inside)]
+        with np.errstate(over="ignore"):
+            if is_bfloat16(case.array_dtype):
+                values = round_to_bfloat16(values)
+            dst[:, start + pos[inside]] = values
     return {**ref, "dst": dst}
 
 

@@ -32,6 +32,36 @@ pytestmark = pytest.mark.fuzz
 # (case, rows, inputs' seed, uniform initial state): shrunk failures and edge
 # cases, run before the random draws
 REGRESSIONS: list[tuple[ScanCase, int, int, bool]] = [
+    # float32 products stored into a float16 array past its range: inf, as the GPU rounds
+    (
+        ScanCase(
+            entry="inclusive_scan",
+            mode="inclusive",
+            op="*",
+            dtype="float32",
+            block=(1, 1, 1),
+            items_per_thread=3,
+            tiles=1,
+            algorithm="raking",
+            prefix="none",
+            state_dtype="int64",
+            initial_value=6,
+            aggregate=False,
+            out_of_place=False,
+            explicit_threads=False,
+            auto_sync=False,
+            io="default",
+            short=1,
+            valid_items=1,
+            oob_default=None,
+            temp_storage="implicit",
+            reverse=True,
+            array="float16",
+        ),
+        1,
+        4,
+        False,
+    ),
     # a load that starts past the end of the row, negative valid_items
     (
         ScanCase(

@@ -194,5 +194,8 @@ def test_complex128_sums_and_reductions() -> None:
     total = np.zeros(1, np.complex128)
     sums[1, THREADS](src, dst, total)
     np.testing.assert_array_equal(dst, np.concatenate([[0], np.cumsum(src)[:-1]]))
-    # block.sum of the exclusive sums, the block's aggregate on thread 0
-    np.testing.assert_array_equal(total[0], np.concatenate([[0], np.cumsum(src)[:-1]]).sum())
+    # block.sum of the tile's exclusive sums: the items past the row (zeros when loaded)
+    # hold the row's total after the scan, and count too
+    tile = np.zeros(THREADS * 4, np.complex128)
+    tile[: src.size] = src
+    np.testing.assert_array_equal(total[0], np.concatenate([[0], np.cumsum(tile)[:-1]]).sum())

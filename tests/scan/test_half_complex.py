@@ -320,6 +320,7 @@ def _every_form(h: Any, b: Any, c: Any, oh: Any, ob: Any, oc: Any) -> None:
     cs = cuda.local.array(1, np.complex64)
     cs[0] = 1
     f = cuda.local.array(8, np.float32)
+    f8 = cuda.local.array(8, np.float32)  # the items of logical warps of 8 lanes
     d = cuda.local.array(8, np.float64)
     r = cuda.local.array(8, PAIR)
     hi = cuda.local.array(4, np.float16)
@@ -343,7 +344,7 @@ def _every_form(h: Any, b: Any, c: Any, oh: Any, ob: Any, oc: Any) -> None:
     # warps
     warp.load(h, 0, f, threads=128)
     warp.load(b, 0, d, algorithm="striped", oob_default=2, threads=128)
-    warp.load(h, 0, f, algorithm="direct", lanes=8, threads=128)
+    warp.load(h, 0, f8, algorithm="direct", lanes=8, threads=128)
     warp.store(ob, 0, f, threads=128)
     warp.store(oh, 0, d, algorithm="striped", threads=128)
     # float16 items and state; bfloat16 values (one a thread: numba-cuda has no
@@ -407,6 +408,21 @@ def test_every_value_dtype_links_under_numba_cuda_mlir() -> None:
     assert scan.compile(every_form, args, cc=CC)[:4] == b"\x7fELF"
     items = mlir.cuda.jit(_with_cuda(bfloat16_items, mlir.cuda))
     assert scan.compile(items, (_mlir_array(BF16),) * 2, cc=CC)[:4] == b"\x7fELF"
+
+
+def test_numba_cuda_mlir_bfloat16_of_torch_tensors() -> None:
+    # numba-cuda-mlir types a torch bfloat16 tensor's items with a bfloat16 type of its own
+    # (numba_cuda_mlir.types.bf16), not the bfloat16 of NumPy arrays: both are bfloat16
+    mlir = _mlir()
+    from numba_cuda_mlir.numba_cuda import types as mtypes
+    from numba_cuda_mlir.types import bf16
+
+    tensor = mtypes.Array(bf16, 1, "C")
+    items = mlir.cuda.jit(_with_cuda(bfloat16_items, mlir.cuda))
+    assert scan.compile(items, (tensor, tensor), cc=CC)[:4] == b"\x7fELF"
+    every_form = mlir.cuda.jit(_with_cuda(_every_form, mlir.cuda))
+    args = (_mlir_array(F16), tensor, _mlir_array(np.complex64)) * 2
+    assert scan.compile(every_form, args, cc=CC)[:4] == b"\x7fELF"
 
 
 # ---------------------------------------------------------------- CCCL 3.0 (the GPU machine's)

@@ -49,7 +49,7 @@ def bf16_row_cumsum(src, dst):  # src, dst: bfloat16 rows
     state = cuda.local.array(1, np.float32)
     state[0] = 0
     items = cuda.local.array(ITEMS, np.float32)  # float32 items of bfloat16 data
-    for base in range(0, src.shape[1], block.tile_size(items)):
+    for base in block.tiles(src.shape[1], items):
         block.load(src[row], base, items, oob_default=0)  # widens exactly
         block.inclusive_sum(items, items, prefix_op=carry, prefix_state=state)
         block.store(dst[row], base, items)  # rounds to nearest, ties to even
@@ -80,7 +80,7 @@ def running_rotation(steps, out):  # steps: unit complex numbers e^(i theta)
     state = cuda.local.array(1, np.complex64)
     state[0] = 1  # the identity rotation, in every thread
     items = cuda.local.array(4, np.complex64)
-    for base in range(0, steps.shape[0], block.tile_size(items)):
+    for base in block.tiles(steps.shape[0], items):
         block.load(steps, base, items, oob_default=1)  # 1: the product's identity
         block.inclusive_scan(items, items, scan_op="*", prefix_op=turn, prefix_state=state)
         block.store(out, base, items)

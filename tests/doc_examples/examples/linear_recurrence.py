@@ -327,7 +327,8 @@ _STATUS: dict[tuple[Any, ...], Any] = {}
 def _status(rows: int, tiles: int, pair: np.dtype[Any], device: torch.device) -> Any:
     """A look-back status of (rows, tiles), kept per stream and reset before each launch."""
     stream = _stream(device) if device.type == "cuda" else None
-    key = (str(device), stream.handle.value if stream is not None else 0, rows, tiles, pair)
+    handle = torch.cuda.current_stream(device).cuda_stream if stream is not None else 0
+    key = (str(device), handle, rows, tiles, pair)
     if key not in _STATUS:
         _STATUS[key] = scan.tile_status((rows, tiles), pair, stream=stream)
     else:
