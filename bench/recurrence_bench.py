@@ -409,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small shapes, few rounds")
     parser.add_argument("--dtypes", default="float32,bfloat16")
     parser.add_argument("--peers", default=",".join(PEERS), help="peers to run (comma-separated)")
-    parser.add_argument("--threads", type=int, default=256)
+    parser.add_argument("--threads", type=int, default=None, help="(default: the example's)")
     parser.add_argument("--items", type=int, default=8)
     parser.add_argument(
         "--configs", default="", help="extra project configs THREADSxITEMS,... (both variants)"
