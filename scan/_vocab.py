@@ -74,7 +74,8 @@ def round_to_bfloat16(values: Any) -> np.ndarray[Any, Any]:
         narrow = np.where(wider, np.nextafter(narrow, np.float32(0)), narrow)
         dropped = np.isfinite(x) & (narrow.astype(np.float64) != x)
         bits = narrow.view(np.uint32) | dropped.astype(np.uint32)
-    return bits.view(np.float32).astype(bfloat16())
+    rounded: np.ndarray[Any, Any] = bits.view(np.float32).astype(bfloat16())
+    return rounded
 
 
 def is_half(dtype: np.dtype[Any] | None) -> bool:

@@ -34,7 +34,7 @@ from cases.block_cases import ScanCase
 from scan._plan import ArrayFact, ScalarFact, plan_scan, plan_tile_io
 from scan._primitives.warp_scan import plan_warp_scan
 
-from .program import Arg, Program, call, run, value_decls
+from .program import Arg, Program, array_decl, call, run, value_decls
 from .toolchain import Builder
 
 __all__ = ["harness_key", "run_scan_case", "scan_case_plans", "scan_program"]
@@ -87,7 +87,7 @@ def scan_case_plans(case: ScanCase) -> tuple[Any, Any, Any]:
     scan_plan: Any = None
     if case.io is not None:
         io: dict[str, Any] = {
-            "array": ArrayFact(dtype, 1),
+            "array": ArrayFact(case.array_dtype, 1),
             "items": ArrayFact(dtype, 1, ipt),
             "algorithm": None if case.io == "default" else case.io,
             "temp_storage": temp,
@@ -158,7 +158,7 @@ def scan_program(case: ScanCase) -> Program:
     program = Program(f"scan {harness_key(case)}", plans)
     dtype = np.dtype(case.dtype)
     ipt, threads = case.ipt, case.threads
-    itemsize = dtype.itemsize
+    itemsize = case.array_dtype.itemsize
     caller = case.temp_storage != "implicit"
     temp = {"temp_storage": Arg("temp", "a.temp_bytes", 1)} if caller else {}
     body: list[str] = []
@@ -175,8 +175,8 @@ def scan_program(case: ScanCase) -> Program:
         "  value_t items[IPT];",
         "  value_t res[IPT];",
         "  value_t x;",
-        "  value_t* src_row = a.src + row * a.length;",
-        "  value_t* dst_row = a.dst + row * a.length;",
+        "  array_t* src_row = a.src + row * a.length;",
+        "  array_t* dst_row = a.dst + row * a.length;",
         "  for (long long tile = 0; tile < a.tiles; ++tile) {",
     ]
     sync = [] if case.auto_sync else ["    __syncthreads();"]
@@ -244,11 +244,12 @@ def scan_program(case: ScanCase) -> Program:
         decls,
         "namespace hostexec_driver {",
         value_decls(dtype, state_dtype),
+        array_decl(case.array_dtype),
         f"constexpr int THREADS = {threads};",
         f"constexpr int IPT = {ipt};",
         "constexpr long long TILE = THREADS * IPT;",
         "struct Args {",
-        "  value_t* src; value_t* dst; state_t* states; value_t* aggs; state_t* state_init;",
+        "  array_t* src; array_t* dst; state_t* states; value_t* aggs; state_t* state_init;",
         "  value_t* oob; value_t* init; value_t* fill;",
         "  long long length, tiles, valid, temp_bytes, temp_align;",
         "};",
@@ -263,8 +264,8 @@ def scan_program(case: ScanCase) -> Program:
         "  using namespace hostexec_driver;",
         "  ::hx::Harness h(argc, argv);",
         "  Args a;",
-        '  a.src = h.buffer<value_t>("src");',
-        '  a.dst = h.buffer<value_t>("dst");',
+        '  a.src = h.buffer<array_t>("src");',
+        '  a.dst = h.buffer<array_t>("dst");',
         '  a.states = h.buffer<state_t>("states");',
         '  a.aggs = h.buffer<value_t>("aggs");',
         '  a.state_init = h.buffer<state_t>("state_init");',
@@ -295,14 +296,14 @@ def run_scan_case(
         return np.array([0 if value is None else value], dtype=dtype)
 
     buffers = {
-        "src": np.ascontiguousarray(src, dtype=dtype),
-        "dst": np.full(src.shape, bc.SENTINEL, dtype=dtype),
+        "src": np.ascontiguousarray(src, dtype=case.array_dtype),
+        "dst": np.full(src.shape, case.sentinel, dtype=case.array_dtype),
         "states": np.zeros((rows, case.tiles, case.threads), dtype=sdtype),
         "aggs": np.zeros((rows, case.tiles, case.threads), dtype=dtype),
         "state_init": np.ascontiguousarray(state_init.astype(sdtype)),
         "oob": one(case.oob_default),
         "init": one(case.initial_value),
-        "fill": one(bc.SENTINEL),
+        "fill": one(case.sentinel),
     }
     params = {
         "rows": rows,

@@ -292,3 +292,12 @@ def value_decls(value_dtype: np.dtype[Any], state_dtype: np.dtype[Any] | None = 
     if state_dtype is not None:
         parts.append(value_decl(state_dtype).replace("value_t", "state_t"))
     return "\n".join(parts)
+
+
+def array_decl(array_dtype: np.dtype[Any]) -> str:
+    """``array_t``: the element type of a driver's rows (a half-precision type, or ``value_t``'s)."""
+    from scan._vocab import c_type
+
+    if array_dtype.names is not None or array_dtype.kind == "c":
+        return "using array_t = value_t;"
+    return f"using array_t = {c_type(array_dtype)};"

@@ -46,6 +46,26 @@ RUNTIME = HERE / "src" / "runtime.cpp"
 COMPILER_ENV = "HOSTEXEC_CXX"
 CACHE_ENV = "HOSTEXEC_CACHE"
 
+def toolkit_include() -> Path:
+    """The CUDA toolkit's include folder: ``__half`` and ``__nv_bfloat16`` (``cuda_fp16.h``,
+    ``cuda_bf16.h``) compile on the host from there, with host arithmetic of their own.
+
+    Searched beside the CCCL headers the library compiles with (``include/cccl``
+    sits in it) and in the folders above them; the shim's ``cub/`` stays first
+    on the include path (the folder is searched after it, with ``-idirafter``).
+    """
+    from scan._toolchain import cccl_include_dirs
+
+    for folder in cccl_include_dirs():
+        for candidate in (Path(folder), *Path(folder).parents[:2]):
+            if (candidate / "cuda_fp16.h").is_file() and (candidate / "cuda_bf16.h").is_file():
+                return candidate
+    raise HostBuildError(
+        f"no cuda_fp16.h and cuda_bf16.h beside the CCCL headers {cccl_include_dirs()}: "
+        "install the toolkit's headers (numba-cuda[cu13] brings them)"
+    )
+
+
 #: -fwrapv: signed overflow wraps, as the GPU's integer arithmetic does;
 #: -ftrivial-auto-var-init=pattern: an uninitialised local reads as a pattern,
 #: not as whatever the stack held (added where the compiler has it).
@@ -171,7 +191,7 @@ class Builder:
     def __post_init__(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
-        self._headers = _headers_digest()
+        self._headers = _headers_digest() + str(toolkit_include())
 
     @classmethod
     def create(cls, compiler: Compiler) -> Builder:
@@ -208,6 +228,7 @@ class Builder:
                     self.compiler.path,
                     *self.compiler.flags,
                     f"-I{INCLUDE}",
+                    f"-idirafter{toolkit_include()}",
                     "-c",
                     str(RUNTIME),
                     "-o",
@@ -244,6 +265,7 @@ class Builder:
                 self.compiler.path,
                 *self.compiler.flags,
                 f"-I{INCLUDE}",
+                f"-idirafter{toolkit_include()}",
                 "-include",
                 "hostexec/cuda.h",
                 str(cpp),

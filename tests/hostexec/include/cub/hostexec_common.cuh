@@ -13,8 +13,8 @@
 
 #include <hostexec/runtime.h>
 
-using cudaError_t = int;
-constexpr cudaError_t cudaSuccess = 0;
+// cudaError_t, cudaSuccess: the toolkit's
+#include <driver_types.h>
 
 namespace cub {
 

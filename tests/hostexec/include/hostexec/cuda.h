@@ -10,12 +10,22 @@
 
 #pragma once
 
+// The toolkit's own half-precision types, with their host arithmetic (found
+// after the shim's headers, -idirafter): included ahead of the macros below,
+// which would rename the toolkit's declarations.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <hostexec/runtime.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#undef __device__
+#undef __host__
+#undef __global__
+#undef __forceinline__
 #define __device__
 #define __host__
 #define __global__

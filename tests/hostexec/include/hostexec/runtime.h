@@ -34,15 +34,8 @@
 #include <cstring>
 #include <type_traits>
 
-struct uint3 {
-  unsigned x, y, z;
-};
-struct dim3 {
-  unsigned x = 1, y = 1, z = 1;
-};
-struct alignas(16) uint4 {
-  unsigned x, y, z, w;
-};
+// uint3, dim3, uint4: the toolkit's (found after the shim's headers)
+#include <vector_types.h>
 
 namespace hx {
 
