@@ -714,6 +714,7 @@ def render_unit(
     params: str,
     comment: str,
     body: str,
+    value_dtypes: Sequence[np.dtype[Any]] = (),
 ) -> str:
     """A provider's translation unit, for the families that render through one template.
 
@@ -738,6 +739,8 @@ def render_unit(
         One line on what the entry point does with its operands.
     body : str
         The entry point's statements after ``temp_storage`` is declared.
+    value_dtypes : sequence of numpy.dtype
+        Further dtypes of the unit's values (whose headers it includes).
     """
     return _template("unit.cuh.in").substitute(
         generator_version=GENERATOR_VERSION,
@@ -745,7 +748,11 @@ def render_unit(
         summary=_summary(plan),
         includes="\n".join(
             [
-                *value_includes(plan.value_dtype, *(getattr(plan, "array_dtypes", None) or ())),
+                *value_includes(
+                    plan.value_dtype,
+                    *(getattr(plan, "array_dtypes", None) or ()),
+                    *value_dtypes,
+                ),
                 *(
                     f"#include <cub/{h}>" if "/" in h else f"#include <cub/block/{h}>"
                     for h in ([header] if isinstance(header, str) else header)

@@ -27,7 +27,14 @@ import numpy as np
 
 import statefn
 
-from .._codegen import CallbackDecl, cub_plus_dtype, operator_functor, render_unit, value_decl
+from .._codegen import (
+    CallbackDecl,
+    complex_decl,
+    cub_plus_dtype,
+    operator_functor,
+    render_unit,
+    value_decl,
+)
 from .._errors import PlanError, ScanTypeError
 from .._plan import (
     ArrayFact,
@@ -54,7 +61,7 @@ from .._spec import (
     Primitive,
     c_parameters,
 )
-from .._vocab import VALUE_DTYPES, TempMode, c_type
+from .._vocab import VALUE_DTYPES, TempMode, c_type, is_complex, is_half
 from ._stubs_reduce import DECLARATIONS as STUB_DECLARATIONS
 from ._stubs_reduce import FUNCTIONS as STUBS
 from .block_scan import COMMON
@@ -374,14 +381,18 @@ def render_reduce(
         "using temp_storage_t = typename block_reduce_t::TempStorage;\n"
         + _functor(plan, reduce_callback)
     )
+    value = value_decl(plan.value_dtype)
     if plan.items_dtype is not None and not plan.scalar:
         # dtype=: each item converted to the accumulator first, as numpy.sum(dtype=) does
         item = c_type(plan.items_dtype)
+        if is_complex(plan.items_dtype):
+            value = complex_decl(plan.items_dtype) + "\n" + value
         load = (
             f"  const {item} (&items)[{n}] = *static_cast<const {item} (*)[{n}]>(in);\n"
             f"  value_t input[{n}];\n"
             "  #pragma unroll\n"
-            f"  for (int i = 0; i < {n}; ++i) input[i] = static_cast<value_t>(items[i]);\n"
+            f"  for (int i = 0; i < {n}; ++i) input[i] = "
+            f"{widen(plan.items_dtype, plan.value_dtype, 'items[i]')};\n"
         )
     else:
         load = f"  value_t (&input)[{n}] = *static_cast<value_t (*)[{n}]>(in);\n"
@@ -390,7 +401,8 @@ def render_reduce(
         plan,
         header="block_reduce.cuh",
         callbacks=[] if reduce_callback is None else [reduce_callback],
-        value=value_decl(plan.value_dtype),
+        value=value,
+        value_dtypes=() if plan.items_dtype is None else (plan.items_dtype,),
         types=types,
         symbol=symbol,
         storage=storage,
@@ -402,6 +414,24 @@ def render_reduce(
         ),
         body=body,
     )
+
+
+def widen(source: np.dtype[Any], target: np.dtype[Any], x: str) -> str:
+    """C++ converting `x` (a `source` value) to ``value_t`` (`target`), exactly.
+
+    ``dtype=`` takes only safe casts (NumPy's rule), so every conversion
+    widens. A half-precision value goes through ``float`` (``__half`` and
+    ``__nv_bfloat16`` convert to other types through it); a complex value
+    converts its parts, a real one becomes the real part.
+    """
+    if is_half(source):
+        x = f"static_cast<float>({x})"
+    if is_complex(target):
+        part = "float" if target.itemsize == 8 else "double"
+        if is_complex(source):
+            return f"value_t{{static_cast<{part}>({x}.re), static_cast<{part}>({x}.im)}}"
+        return f"value_t{{static_cast<{part}>({x}), {part}(0)}}"
+    return f"static_cast<value_t>({x})"
 
 
 def _render(

@@ -157,8 +157,8 @@ MUTATIONS = [
         "tile-tail-count",
         "tile I/O: a partial tile's guarded accesses count from the tile's start, not the thread's",
         "scan/_codegen.py",
-        'args = "0, p + first, thread_items, valid_items - first"',
-        'args = "0, p + first, thread_items, valid_items"',
+        'args = f"0, p + first, {buffer}, valid_items - first"',
+        'args = f"0, p + first, {buffer}, valid_items"',
     ),
     Mutation(
         "tile-io-barrier",
@@ -181,6 +181,36 @@ MUTATIONS = [
         "scan/_codegen.py",
         '        and plan.algorithm == "warp_scans"\n        and plan.temp_storage == "implicit"',
         '        and plan.temp_storage == "implicit"',
+    ),
+    Mutation(
+        "half-load-value-width",
+        "converting tile I/O: the array moved in the items' type (float32) instead of its own "
+        "(float16/bfloat16)",
+        "scan/_codegen.py",
+        'io_type = "memory_t" if convert else "value_t"',
+        'io_type = "value_t"',
+    ),
+    Mutation(
+        "complex-product-sign",
+        "complex values: the product's real part takes + a.im * b.im instead of -",
+        "scan/_codegen.py",
+        '"{ return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }",',
+        '"{ return {a.re * b.re + a.im * b.im, a.re * b.im + a.im * b.re}; }",',
+    ),
+    Mutation(
+        "reduce-dtype-complex-parts",
+        "block reduce with dtype=: a complex item's parts swapped as it is widened",
+        "scan/_primitives/block_reduce.py",
+        'return f"value_t{{static_cast<{part}>({x}.re), static_cast<{part}>({x}.im)}}"',
+        'return f"value_t{{static_cast<{part}>({x}.im), static_cast<{part}>({x}.re)}}"',
+    ),
+    Mutation(
+        "reduce-dtype-real-to-complex",
+        "block reduce with dtype=: a real item widened to a complex accumulator lands in the "
+        "imaginary part",
+        "scan/_primitives/block_reduce.py",
+        'return f"value_t{{static_cast<{part}>({x}), {part}(0)}}"',
+        'return f"value_t{{{part}(0), static_cast<{part}>({x})}}"',
     ),
 ]
 

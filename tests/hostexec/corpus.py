@@ -105,6 +105,13 @@ register(bc._ten, "r = static_cast<value_t>(agg - agg + 10);")
 register(getattr(bc.user_add, "py_func", bc.user_add), "r = static_cast<value_t>(a + b);")
 
 
+def state_decl(value_dtype: np.dtype[Any], state_dtype: np.dtype[Any]) -> str:
+    """``state_t``, declared after ``value_t`` (a complex dtype's struct once)."""
+    if state_dtype.kind == "c" and state_dtype == value_dtype:
+        return "using state_t = value_t;"
+    return value_decl(state_dtype).replace("value_t", "state_t")
+
+
 def _function(descriptor: Any) -> Any:
     op = descriptor.op
     return getattr(op, "py_func", op)
@@ -135,7 +142,7 @@ def definitions(plans: Sequence[Any]) -> str:
             types = [value_decl(plan.value_dtype)]
             kind = descriptor.kind
             if kind == "stateful":
-                types.append(value_decl(descriptor.state_dtype).replace("value_t", "state_t"))
+                types.append(state_decl(plan.value_dtype, descriptor.state_dtype))
                 params = "void* result, void* state, const void* aggregate"
                 head = (
                     "  state_t& s = *static_cast<state_t*>(state);\n"

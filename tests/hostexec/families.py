@@ -57,8 +57,22 @@ _OPS = {"user_add": bc.user_add, "last": corpus.last, "compose": corpus.compose}
 
 
 def _dtype(name: str) -> Any:
-    """The dtype a case names: a record of :data:`RECORDS`, or a NumPy scalar's."""
-    return RECORDS[name] if name in RECORDS else np.dtype(name)
+    """The dtype a case names: a record of :data:`RECORDS`, or a NumPy scalar's (bfloat16 too)."""
+    return RECORDS[name] if name in RECORDS else bc.array_dtype(name)
+
+
+def _convert(source: Any, target: Any, x: str) -> str:
+    """C++ converting `x` from `source` to ``value_t`` (`target`) as a front end does
+    (``dtype=`` widens: half precision through float, a real value to a complex one's
+    real part)."""
+    if source.names is None and source.name in ("float16", "bfloat16"):
+        x = f"static_cast<float>({x})"
+    if target.kind == "c":
+        part = "float" if target.itemsize == 8 else "double"
+        if source.kind == "c":
+            return f"value_t{{{part}({x}.re), {part}({x}.im)}}"
+        return f"value_t{{{part}({x}), {part}(0)}}"
+    return f"static_cast<value_t>({x})"
 
 
 def _op(name: str) -> Any:
@@ -119,6 +133,8 @@ def _values(rng: np.random.Generator, dtype: np.dtype[Any], op: str, shape: Any)
         out[dtype.names[0]] = rng.choice(np.array([1, -1, 1]), size=shape)
         out[dtype.names[1]] = rng.integers(-9, 10, size=shape)
         return out
+    if dtype.name == "bfloat16":  # small integers, drawn as float32's
+        return bc._values(rng, np.dtype(np.float32), op, shape).astype(dtype)
     return bc._values(rng, dtype, "+" if op in ("last", "compose") else op, shape)
 
 
@@ -226,7 +242,7 @@ def reduce_program(case: ReduceCase) -> Program:
                 "items": Arg("items", "IPT"),
             },
         ),
-        "    x = static_cast<value_t>(items[0]);",
+        f"    x = {_convert(dtype, case.result_dtype, 'items[0]')};",
         "    const long long count = a.length - tile * TILE;",
         "    value_t ret;",
         "    " + call(reduce, program.symbol(reduce), args, "ret"),

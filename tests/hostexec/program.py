@@ -199,10 +199,17 @@ class Program:
     def source(self) -> str:
         """The harness's whole C++ source."""
         unit, site = rewrite_shared(self.unit.source)
+        # the unit in a namespace of its own, its includes ahead of it: the
+        # types it declares at file scope (one plan's unit has them in an
+        # unnamed namespace) stay out of the driver's and the callbacks' way
+        lines = unit.splitlines()
         parts = [
             f"// host harness: {self.name}",
             "#include <hostexec/harness.h>",
-            unit,
+            *(line for line in lines if line.startswith("#include ")),
+            "namespace hostexec_unit {",
+            *(line for line in lines if not line.startswith("#include ")),
+            "}  // namespace hostexec_unit",
             corpus.definitions(self.unit.plans),
         ]
         for number, extra_source in enumerate(self.extra):
@@ -290,8 +297,9 @@ def value_decls(value_dtype: np.dtype[Any], state_dtype: np.dtype[Any] | None = 
 
     parts = [value_decl(value_dtype)]
     if state_dtype is not None:
-        parts.append(value_decl(state_dtype).replace("value_t", "state_t"))
+        parts.append(corpus.state_decl(value_dtype, state_dtype))
     return "\n".join(parts)
+
 
 
 def array_decl(array_dtype: np.dtype[Any]) -> str:

@@ -204,6 +204,94 @@ COVERAGE = [
         tiles=2,
         io="warp_transpose",
     ),
+    # half-precision and complex items and state; half-precision rows of float32 items
+    ScanCase(
+        entry="inclusive_sum",
+        dtype="float16",
+        block=(64, 1, 1),
+        items_per_thread=2,
+        prefix="running",
+        state_dtype="float16",
+        tiles=2,
+        io="transpose",
+        short=3,
+    ),
+    ScanCase(
+        entry="inclusive_scan",
+        op="*",
+        dtype="complex64",
+        block=(32, 2, 1),
+        items_per_thread=3,
+        prefix="running",
+        state_dtype="complex64",
+        tiles=2,
+        io="striped",
+        reverse=True,
+        short=5,
+    ),
+    ScanCase(
+        entry="exclusive_sum",
+        mode="exclusive",
+        dtype="complex128",
+        algorithm="warp_scans",
+        block=(96, 1, 1),
+        items_per_thread=1,
+        io="direct",
+        tiles=2,
+        aggregate=True,
+    ),
+    ScanCase(
+        lanes=8,
+        entry="inclusive_scan",
+        op="+",
+        dtype="complex64",
+        block=(64, 1, 1),
+        items_per_thread=2,
+        prefix="running",
+        state_dtype="complex64",
+        tiles=2,
+    ),
+    ScanCase(
+        entry="exclusive_scan",
+        mode="exclusive",
+        op="max",
+        dtype="float16",
+        initial_value=-3,
+        block=(128, 1, 1),
+        items_per_thread=0,
+        io="direct",
+        tiles=2,
+        short=9,
+    ),
+    ScanCase(
+        entry="inclusive_sum",
+        dtype="float32",
+        array="float16",
+        block=(128, 1, 1),
+        items_per_thread=4,
+        prefix="running",
+        state_dtype="float32",
+        tiles=2,
+        io="vectorize",
+        short=11,
+    ),
+    *(
+        [
+            ScanCase(
+                entry="exclusive_sum",
+                mode="exclusive",
+                dtype="float64",
+                array="bfloat16",
+                block=(64, 1, 1),
+                items_per_thread=3,
+                tiles=2,
+                io="warp_transpose",
+                short=2,
+            )
+        ]
+        if "bfloat16" in fuzz.HALF_ARRAYS
+        else []
+    ),
 ]
 
 
@@ -258,6 +346,18 @@ REDUCES = [
     fam.ReduceCase(dtype="pair", op="compose", items_per_thread=2, short=77, broadcast=True),
     fam.ReduceCase(op="last", algorithm="raking", short=100, block=(96, 1, 1)),
     fam.ReduceCase(dtype="uint32", op="|", block=(256, 1, 1), items_per_thread=2, short=300),
+    # half-precision and complex items: as they are, and widened by dtype=
+    fam.ReduceCase(dtype="float16", sum=True, accumulate="float32", short=30, broadcast=True),
+    fam.ReduceCase(dtype="float16", op="max", block=(96, 1, 1), short=10),
+    fam.ReduceCase(dtype="float16", sum=True, accumulate="complex64", items_per_thread=0, short=7),
+    fam.ReduceCase(dtype="complex64", sum=True, accumulate="complex128", short=20),
+    fam.ReduceCase(dtype="complex128", op="*", items_per_thread=2, algorithm="raking", short=9),
+    fam.ReduceCase(dtype="int16", sum=True, accumulate="complex64", items_per_thread=3, short=1),
+    *(
+        [fam.ReduceCase(dtype="bfloat16", sum=True, accumulate="float64", short=40)]
+        if "bfloat16" in fuzz.HALF_ARRAYS
+        else []
+    ),
 ]
 
 ZIPS = [

@@ -363,6 +363,14 @@ def _every_form(h: Any, b: Any, c: Any, oh: Any, ob: Any, oc: Any) -> None:
     block.inclusive_scan(ci, ci, scan_op=_complex_product, threads=128)
     block.exclusive_sum(ci, ci, threads=128)
     ci[0] = block.sum(ci, threads=128)
+    # dtype=: half and complex items, arrays and scalars, widened to the accumulator
+    f[1] = block.sum(hi, dtype=np.float32, threads=128)
+    d[1] = block.reduce(hi, "max", dtype=np.float64, valid=100, threads=128)
+    d[2] = block.sum(b[t], dtype=np.float64, threads=128)
+    ci[1] = block.sum(h[t], dtype=np.complex64, threads=128)
+    cd = cuda.local.array(1, np.complex128)
+    cd[0] = block.reduce(ci, "*", dtype=np.complex128, threads=128)
+    ci[2] = cd[0]
     block.store(oc, 0, ci, threads=128)
 
 

@@ -312,6 +312,36 @@ def test_results_reach_every_thread_and_dtype_widens_the_sum() -> None:
 
 
 @cuda.jit
+def widened_half_and_complex_items(h: Any, c: Any, out: Any, outc: Any) -> None:
+    hi = cuda.local.array(4, np.float16)
+    ci = cuda.local.array(4, np.complex64)
+    block.load(h, 0, hi, oob_default=0)
+    block.load(c, 0, ci, oob_default=0)
+    rank = cuda.threadIdx.x
+    out[0, rank] = block.sum(hi, dtype=np.float32)  # past float16's range, exact in float32
+    out[1, rank] = block.reduce(hi, "max", dtype=np.float64, valid=100)
+    out[2, rank] = block.sum(h[rank], dtype=np.float64)
+    outc[0, rank] = block.sum(ci, dtype=np.complex128)
+    outc[1, rank] = block.sum(h[rank], dtype=np.complex64)
+
+
+@pytest.mark.sanitize
+def test_dtype_widens_half_and_complex_items() -> None:
+    rng = np.random.default_rng(3)
+    h = rng.choice(np.array([60000, 65504, -1, 2], np.float16), size=128)
+    c = (rng.integers(-9, 10, 128) + 1j * rng.integers(-9, 10, 128)).astype(np.complex64)
+    out = np.zeros((3, 32), np.float64)
+    outc = np.zeros((2, 32), np.complex128)
+    widened_half_and_complex_items[1, 32](h, c, out, outc)
+    wide = h.astype(np.float64)
+    np.testing.assert_array_equal(out[0], np.full(32, wide.sum()))  # inf in float16
+    np.testing.assert_array_equal(out[1], np.full(32, wide[:100].max()))
+    np.testing.assert_array_equal(out[2], np.full(32, wide[:32].sum()))
+    np.testing.assert_array_equal(outc[0], np.full(32, c.astype(np.complex128).sum()))
+    np.testing.assert_array_equal(outc[1], np.full(32, wide[:32].sum() + 0j))
+
+
+@cuda.jit
 def int_sum_in_thread_zero(src: Any, out: Any) -> None:
     items = cuda.local.array(4, np.int32)
     block.load(src, 0, items, oob_default=0)
