@@ -183,12 +183,12 @@ MUTATIONS = [
         '        and plan.temp_storage == "implicit"',
     ),
     Mutation(
-        "half-load-value-width",
-        "converting tile I/O: the array moved in the items' type (float32) instead of its own "
-        "(float16/bfloat16)",
+        "half-store-last-unrounded",
+        "converting store (float16/bfloat16 array): a thread's last item not rounded into the "
+        "array's type",
         "scan/_codegen.py",
-        'io_type = "memory_t" if convert else "value_t"',
-        'io_type = "value_t"',
+        'f"    for (int i = 0; i < {n}; ++i) memory_items[i] = to_memory(thread_items[i]);\\n"',
+        'f"    for (int i = 0; i + 1 < {n}; ++i) memory_items[i] = to_memory(thread_items[i]);\\n"',
     ),
     Mutation(
         "complex-product-sign",
