@@ -21,8 +21,10 @@ Contenders
     with the torch tensors as they are (no copy, no view).
 ``cub_cpp``
     Hand-written CUDA C++ (``bench/cub_bf16_rowscan.cu``):
-    ``BlockLoad<__nv_bfloat16>`` (vector loads or the warp-striped exchange
-    of two-byte items), the items widened in registers,
+    ``BlockLoad<__nv_bfloat16>`` (the warp-striped exchange of two-byte
+    items; for ``vectorize``, 16-byte words of a thread's items in full
+    tiles, since CUB moves bfloat16 "vectors" item by item), the items
+    widened in registers,
     ``BlockScan<float>::InclusiveSum`` with a stateful prefix functor,
     ``__float2bfloat16_rn``, ``BlockStore<__nv_bfloat16>``; full tiles
     unguarded in the loop, the partial tile once. Compiled with ``nvcc -O3

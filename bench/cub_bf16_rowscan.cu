@@ -20,7 +20,8 @@
 // read-only path), the block size declared as launch bounds; vector accesses
 // only where the row is 16-byte aligned (checked once per row, else direct).
 //
-// Tile I/O (io): vectorize, warp_transpose, transpose, direct.
+// Tile I/O (io): vectorize (full tiles in 16-byte words where a thread's items
+// are whole words, see load_words), warp_transpose, transpose, direct.
 // Scan algorithms (algo): raking, warp_scans.
 //
 // Kernels are `extern "C"` (no name mangling), one per configuration, named
@@ -115,6 +116,42 @@ __device__ __forceinline__ void round_back(const float (&items)[ITEMS],
   }
 }
 
+// ------------------------------------------------------------------ 16-byte words
+
+// CUB's BLOCK_LOAD_VECTORIZE / BLOCK_STORE_VECTORIZE move __nv_bfloat16 items
+// one by one: its vector types are built-in ones, and a bfloat16 "vector" is
+// a struct of 2-byte members, 2-byte aligned. What a CUB user who reads the
+// SASS writes instead: a thread's ITEMS items of the blocked arrangement
+// (16-byte aligned where the row is) moved as uint4 words, 8 items a word.
+template <int ITEMS>
+constexpr bool kWholeWords = ITEMS * sizeof(__nv_bfloat16) % 16 == 0;
+
+template <int ITEMS>
+__device__ __forceinline__ void load_words(const __nv_bfloat16* __restrict__ tile,
+                                           __nv_bfloat16 (&raw)[ITEMS]) {
+  constexpr int kWords = ITEMS * sizeof(__nv_bfloat16) / 16;
+  const uint4* words = reinterpret_cast<const uint4*>(tile + threadIdx.x * ITEMS);
+  uint4 w[kWords];
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) {
+    w[k] = words[k];
+  }
+  memcpy(raw, w, sizeof(w));
+}
+
+template <int ITEMS>
+__device__ __forceinline__ void store_words(__nv_bfloat16* __restrict__ tile,
+                                            const __nv_bfloat16 (&raw)[ITEMS]) {
+  constexpr int kWords = ITEMS * sizeof(__nv_bfloat16) / 16;
+  uint4* words = reinterpret_cast<uint4*>(tile + threadIdx.x * ITEMS);
+  uint4 w[kWords];
+  memcpy(w, raw, sizeof(w));
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) {
+    words[k] = w[k];
+  }
+}
+
 // ------------------------------------------------------------------ the kernel
 
 template <int BLOCK, int ITEMS, cub::BlockLoadAlgorithm LOAD, cub::BlockStoreAlgorithm STORE,
@@ -141,7 +178,11 @@ __device__ __forceinline__ void row_body(const __nv_bfloat16* __restrict__ src,
   for (; base < full; base += kTile) {
     __nv_bfloat16 raw[ITEMS];
     float items[ITEMS];
-    Load(temp.load).Load(row_src + base, raw);
+    if constexpr (LOAD == cub::BLOCK_LOAD_VECTORIZE && kWholeWords<ITEMS>) {
+      load_words(row_src + base, raw);
+    } else {
+      Load(temp.load).Load(row_src + base, raw);
+    }
     if constexpr (uses_shared(LOAD)) {
       __syncthreads();  // the scan reuses the load's storage
     }
@@ -149,7 +190,11 @@ __device__ __forceinline__ void row_body(const __nv_bfloat16* __restrict__ src,
     Scan(temp.scan).InclusiveSum(items, items, carry);
     __syncthreads();  // the store, or the next tile's scan, reuses the scan's storage
     round_back(items, raw);
-    Store(temp.store).Store(row_dst + base, raw);
+    if constexpr (STORE == cub::BLOCK_STORE_VECTORIZE && kWholeWords<ITEMS>) {
+      store_words(row_dst + base, raw);
+    } else {
+      Store(temp.store).Store(row_dst + base, raw);
+    }
     if constexpr (uses_shared(STORE)) {
       __syncthreads();  // the next tile's load reuses the store's storage
     }

@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
-GENERATOR_VERSION = "14"
+GENERATOR_VERSION = "15"
 
 _BUILTIN_BODIES = {
     "+": "return a + b;",
@@ -916,6 +916,42 @@ def _blocked_tail(plan: TileIOPlan) -> str:
     )
 
 
+def _converted_vectors(plan: TileIOPlan) -> str:
+    """A converting ``vectorize`` full tile's accesses: each thread's narrow items as 16-byte
+    vectors (empty: not a converting plan, or a thread's items are no whole vectors).
+
+    CUB's ``BLOCK_LOAD_VECTORIZE`` moves ``__half`` and ``__nv_bfloat16``
+    items one by one (they are not among the types it vectorises): 2-byte
+    accesses 16 bytes apart. A thread's items lie together in the blocked
+    arrangement, so they are moved as ``uint4`` words (8 half-precision items
+    each; a warp's accesses then cover 512 contiguous bytes), the way
+    :func:`_blocked_tail` moves a partial tile's whole threads. The caller
+    has checked that ``p`` is 16-byte aligned.
+    """
+    if plan.array_dtypes is None:
+        return ""
+    n = plan.items_per_thread
+    nbytes = n * plan.array_dtype.itemsize
+    if nbytes % 16 != 0:
+        return ""
+    vectors = nbytes // 16
+    bx, by, bz = plan.block
+    first = f"cub::RowMajorTid({bx}, {by}, {bz}) * {n}"
+    if plan.direction == "load":
+        return (
+            f"const uint4* v = reinterpret_cast<const uint4*>(p + {first});\n"
+            f"      uint4 w[{vectors}];\n"
+            f"      for (int k = 0; k < {vectors}; ++k) w[k] = v[k];\n"
+            "      memcpy(&memory_items, w, sizeof(w));"
+        )
+    return (
+        f"uint4* v = reinterpret_cast<uint4*>(p + {first});\n"
+        f"      uint4 w[{vectors}];\n"
+        "      memcpy(w, &memory_items, sizeof(w));\n"
+        f"      for (int k = 0; k < {vectors}; ++k) v[k] = w[k];"
+    )
+
+
 def _converted_items(plan: TileIOPlan) -> str:
     """A store's items rounded into the array's type (``memory_items``), before it moves them."""
     n = plan.items_per_thread
@@ -1019,13 +1055,14 @@ def _tile_moves(plan: TileIOPlan) -> dict[str, Any]:
         cub_class = "BlockLoad" if load else "BlockStore"
         shape = f"{plan.block[0]}, {plan.items_per_thread}"
         dims = f"{plan.block[1]}, {plan.block[2]}"
+        vectors = _converted_vectors(plan)
         if plan.unaligned is None:
             fallback = "block_direct_t"
             direct = "BLOCK_LOAD_DIRECT" if load else "BLOCK_STORE_DIRECT"
             extra_types = (
                 f"using {fallback} = cub::{cub_class}<{io_type}, {shape}, cub::{direct}, {dims}>;"
             )
-            aligned_call = f"block_io_t(temp_storage).{method}(p, {buffer});"
+            aligned_call = vectors or f"block_io_t(temp_storage).{method}(p, {buffer});"
             fallback_call = f"      {fallback}().{method}(p, {buffer});\n"
         else:
             fallback = "block_transpose_t"
@@ -1033,7 +1070,7 @@ def _tile_moves(plan: TileIOPlan) -> dict[str, Any]:
             fallback_type = f"cub::{cub_class}<{io_type}, {shape}, cub::{transpose}, {dims}>"
             temp_type = f"typename {fallback_type}::TempStorage"
             extra_types = f"using {fallback} = {fallback_type};"
-            aligned_call = f"block_io_t().{method}(p, {buffer});"
+            aligned_call = vectors or f"block_io_t().{method}(p, {buffer});"
             fallback_call = f"      {fallback}(temp_storage).{method}(p, {buffer});\n"
             if sync:
                 fallback_call += f"    {sync}\n"

@@ -212,6 +212,14 @@ MUTATIONS = [
         'return f"value_t{{static_cast<{part}>({x}), {part}(0)}}"',
         'return f"value_t{{{part}(0), static_cast<{part}>({x})}}"',
     ),
+    Mutation(
+        "half-vectors-offset",
+        "converting vectorize tile: each thread's 16-byte vectors taken at rank, not at its first "
+        "item (rank x items)",
+        "scan/_codegen.py",
+        'first = f"cub::RowMajorTid({bx}, {by}, {bz}) * {n}"',
+        'first = f"cub::RowMajorTid({bx}, {by}, {bz})"',
+    ),
 ]
 
 

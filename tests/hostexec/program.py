@@ -303,7 +303,7 @@ def value_decls(value_dtype: np.dtype[Any], state_dtype: np.dtype[Any] | None = 
 
 
 def array_decl(array_dtype: np.dtype[Any]) -> str:
-    """``array_t``: the element type of a driver's rows (a half-precision type, or ``value_t``'s)."""
+    """``array_t``: the element type of a driver's rows (half precision, or ``value_t``'s)."""
     from scan._vocab import c_type
 
     if array_dtype.names is not None or array_dtype.kind == "c":

@@ -275,6 +275,32 @@ COVERAGE = [
         io="vectorize",
         short=11,
     ),
+    # converting vectorize tiles of whole 16-byte vectors (one and two a thread); the
+    # second row of each starts misaligned
+    ScanCase(
+        entry="inclusive_sum",
+        dtype="float32",
+        array="float16",
+        block=(64, 1, 1),
+        items_per_thread=8,
+        prefix="running",
+        state_dtype="float32",
+        tiles=3,
+        io="vectorize",
+        short=13,
+    ),
+    ScanCase(
+        entry="exclusive_scan",
+        mode="exclusive",
+        op="max",
+        dtype="float64",
+        array="float16",
+        initial_value=-7,
+        block=(32, 2, 1),
+        items_per_thread=16,
+        tiles=2,
+        io="vectorize",
+    ),
     *(
         [
             ScanCase(
