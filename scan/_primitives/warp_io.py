@@ -216,6 +216,41 @@ OPERANDS = (
 )
 
 
+def _words(plan: WarpIOPlan) -> str:
+    """A converting ``vectorize`` tile's accesses as 16-byte words (empty: not such a plan).
+
+    CUB's vectorised accesses move ``__half`` and ``__nv_bfloat16`` items one
+    by one (its vector types are built-in ones): where a lane's items are
+    whole 16-byte words (8 or 16 half-precision items), they are moved as
+    ``uint4`` words, and with direct accesses where the tile is not 16-byte
+    aligned.
+    """
+    n = plan.items_per_thread
+    nbytes = n * plan.array_dtype.itemsize
+    if plan.array_dtypes is None or plan.algorithm != "vectorize" or nbytes % 16 != 0:
+        return ""
+    words = nbytes // 16
+    if plan.direction == "load":
+        move = (
+            f"const uint4* v = reinterpret_cast<const uint4*>(p + lane * {n}); "
+            f"uint4 w[{words}]; for (int k = 0; k < {words}; ++k) w[k] = v[k]; "
+            "memcpy(&memory_items, w, sizeof(w));"
+        )
+        fallback = "cub::LoadDirectBlocked(lane, p, memory_items);"
+    else:
+        move = (
+            f"uint4* v = reinterpret_cast<uint4*>(p + lane * {n}); "
+            f"uint4 w[{words}]; memcpy(w, &memory_items, sizeof(w)); "
+            f"for (int k = 0; k < {words}; ++k) v[k] = w[k];"
+        )
+        fallback = "cub::StoreDirectBlocked(lane, p, memory_items);"
+    return (
+        "if (reinterpret_cast<unsigned long long>(p) % 16 == 0) {\n"
+        f"      {move}\n"
+        f"    }} else {{\n      {fallback}\n    }}"
+    )
+
+
 def _body(plan: WarpIOPlan) -> list[str]:
     n, lanes = plan.items_per_thread, plan.lanes
     load = plan.direction == "load"
@@ -231,7 +266,10 @@ def _body(plan: WarpIOPlan) -> list[str]:
     verb = "Load" if load else "Store"
     striped = plan.algorithm == "striped"
     direct = f"cub::{verb}DirectStriped<{lanes}>" if striped else f"cub::{verb}DirectBlocked"
-    if load and plan.algorithm == "vectorize":
+    words = _words(plan)
+    if words:
+        full = words
+    elif load and plan.algorithm == "vectorize":
         # CUB's own alignment check: direct loads where the tile is not aligned
         full = f"cub::LoadDirectBlockedVectorized(lane, p, {buffer});"
     elif plan.vector_stores > 1:

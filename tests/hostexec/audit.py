@@ -220,6 +220,14 @@ MUTATIONS = [
         'first = f"cub::RowMajorTid({bx}, {by}, {bz}) * {n}"',
         'first = f"cub::RowMajorTid({bx}, {by}, {bz})"',
     ),
+    Mutation(
+        "warp-half-words-offset",
+        "warp load of half-precision rows: a lane's 16-byte words taken at its lane index, not "
+        "at its first item (lane x items)",
+        "scan/_primitives/warp_io.py",
+        'f"const uint4* v = reinterpret_cast<const uint4*>(p + lane * {n}); "',
+        'f"const uint4* v = reinterpret_cast<const uint4*>(p + lane); "',
+    ),
 ]
 
 

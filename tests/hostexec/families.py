@@ -31,7 +31,7 @@ from scan._primitives.warp_io import plan_warp_io
 from scan._primitives.warp_scan import plan_warp_scan
 
 from . import corpus
-from .program import Arg, Program, call, run, value_decls
+from .program import Arg, Program, array_decl, call, run, value_decls
 from .toolchain import Builder
 
 __all__ = [
@@ -580,10 +580,16 @@ class WarpCase:
     short: int = 0
     valid_items: int | None = None
     shift: int = 0  # each row starts this many items past a 256-byte aligned address
+    array: str | None = None  # the rows' dtype where it is not the items' (half precision)
 
     @property
     def threads(self) -> int:
         return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def array_dtype(self) -> Any:
+        """The rows' dtype."""
+        return _dtype(self.array or self.dtype)
 
     @property
     def warps(self) -> int:
@@ -613,7 +619,7 @@ def _warp_plans(case: WarpCase) -> tuple[Any, Any, Any]:
     dtype = np.dtype(case.dtype)
     items = ArrayFact(dtype, 1, case.items_per_thread)
     io: dict[str, Any] = {
-        "array": ArrayFact(dtype, 1),
+        "array": ArrayFact(case.array_dtype, 1),
         "items": items,
         "lanes": case.lanes,
         "block": case.block,
@@ -645,7 +651,7 @@ def warp_program(case: WarpCase) -> Program:
     load, scan, store = _warp_plans(case)
     program = Program(f"warp {case}", [p for p in (load, scan, store) if p is not None])
     dtype = np.dtype(case.dtype)
-    size = dtype.itemsize
+    size = case.array_dtype.itemsize
     valid = {"valid_items": Arg("a.valid")} if case.valid_items is not None else {}
     head = [
         "  const int lane = rank % LANES;",
@@ -654,8 +660,8 @@ def warp_program(case: WarpCase) -> Program:
         "  value_t state[1];",
         "  value_t agg[1];",
         "  state[0] = a.state_init[wrow];",
-        "  value_t* src_row = a.src + wrow * a.stride + a.shift;",
-        "  value_t* dst_row = a.dst + wrow * a.stride + a.shift;",
+        "  array_t* src_row = a.src + wrow * a.stride + a.shift;",
+        "  array_t* dst_row = a.dst + wrow * a.stride + a.shift;",
     ]
     offset = Arg("tile * WTILE")
     load_args: dict[str, Any] = {
@@ -696,12 +702,13 @@ def warp_program(case: WarpCase) -> Program:
     program.driver_parts = [
         "namespace hostexec_driver {",
         value_decls(dtype),
+        array_decl(case.array_dtype),
         f"constexpr int LANES = {case.lanes};",
         f"constexpr int WARPS = {case.warps};",
         f"constexpr int IPT = {case.items_per_thread};",
         "constexpr long long WTILE = LANES * IPT;",
         "struct Args {",
-        "  value_t* src; value_t* dst; value_t* state_init; value_t* states; value_t* aggs;",
+        "  array_t* src; array_t* dst; value_t* state_init; value_t* states; value_t* aggs;",
         "  value_t* oob; value_t* init; value_t* fill;",
         "  long long length, stride, shift, tiles, valid;",
         "};",
@@ -709,10 +716,8 @@ def warp_program(case: WarpCase) -> Program:
         "}  // namespace hostexec_driver",
         _main(
             program,
-            [
-                (b, "value_t")
-                for b in ("src", "dst", "state_init", "states", "aggs", "oob", "init", "fill")
-            ],
+            [("src", "array_t"), ("dst", "array_t")]
+            + [(b, "value_t") for b in ("state_init", "states", "aggs", "oob", "init", "fill")],
             ["length", "stride", "shift", "tiles", "valid"],
             _launch('static_cast<unsigned>(h.param("rows")), 1, 1', case.block),
         ),
@@ -725,7 +730,7 @@ def warp_inputs(case: WarpCase, blocks: int, seed: int) -> tuple[Any, Any]:
     rng = np.random.default_rng(seed)
     dtype = np.dtype(case.dtype)
     rows = blocks * case.warps
-    src = _values(rng, dtype, case.op, (rows, case.length))
+    src = _values(rng, dtype, case.op, (rows, case.length)).astype(case.array_dtype)
     state = _values(rng, dtype, case.op, rows)
     return src, state
 
@@ -737,11 +742,11 @@ def run_warp(
     dtype = np.dtype(case.dtype)
     rows = src.shape[0]
     stride = case.length + case.shift
-    padded = np.full((rows, stride), bc.SENTINEL, dtype)
+    padded = np.full((rows, stride), bc.SENTINEL, case.array_dtype)
     padded[:, case.shift :] = src
     buffers = {
         "src": padded,
-        "dst": np.full((rows, stride), bc.SENTINEL, dtype),
+        "dst": np.full((rows, stride), bc.SENTINEL, case.array_dtype),
         "state_init": np.ascontiguousarray(state, dtype),
         "states": np.zeros((rows, case.tiles, case.lanes), dtype),
         "aggs": np.zeros((rows, case.tiles, case.lanes), dtype),
@@ -773,7 +778,7 @@ def warp_reference(case: WarpCase, src: Any, state: Any) -> dict[str, Any]:
     """What `case`'s kernel writes: each logical warp scans its row's tiles, carrying its prefix."""
     dtype = np.dtype(case.dtype)
     rows, wt, lanes = src.shape[0], case.warp_tile, case.lanes
-    dst = np.full(src.shape, bc.SENTINEL, dtype)
+    dst = np.full(src.shape, bc.SENTINEL, case.array_dtype)
     states = np.zeros((rows, case.tiles, lanes), dtype)
     aggs = np.zeros((rows, case.tiles, lanes), dtype)
     pad = dtype.type(0 if case.oob else bc.SENTINEL)
@@ -786,7 +791,7 @@ def warp_reference(case: WarpCase, src: Any, state: Any) -> dict[str, Any]:
                 if case.valid_items is not None:
                     valid = min(valid, case.valid_items)
                 pos = _positions(case.load, lanes, case.items_per_thread)
-                x = [src[r, t * wt + p] if p < valid else pad for p in pos]
+                x = [dtype.type(src[r, t * wt + p]) if p < valid else pad for p in pos]
                 aggregate = x[0]
                 for v in x[1:]:
                     aggregate = dtype.type(_apply(op, aggregate, v))

@@ -477,6 +477,18 @@ WARPS = [
         tiles=3,
     ),
     fam.WarpCase(dtype="uint8", lanes=1, block=(5, 1, 1), entry="none", short=1, load="direct"),
+    # half-precision rows of float32 items: 16-byte words of 8 and 16 items a lane (the
+    # second case's rows start 2 items past an aligned address: direct accesses there)
+    fam.WarpCase(dtype="float32", array="float16", items_per_thread=8, short=5, prefix="running"),
+    fam.WarpCase(
+        dtype="float32",
+        array="bfloat16" if "bfloat16" in fuzz.HALF_ARRAYS else "float16",
+        lanes=8,
+        items_per_thread=16,
+        shift=2,
+        entry="exclusive_sum",
+    ),
+    fam.WarpCase(dtype="float64", array="float16", lanes=16, items_per_thread=8, tiles=3),
 ]
 
 LOOKBACKS = [
