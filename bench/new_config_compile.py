@@ -12,7 +12,11 @@ first compile; the later ones are what a user trying configurations in a
 warm process (a notebook) waits for. Runs with the process's precompiled
 CUB headers on (the default) and off (``STATEFN_SCAN_PCH=0``) alternate:
 
-    python bench/new_config_compile.py [--runs 3]
+    python bench/new_config_compile.py [--runs 3] [--pause 0]
+
+``--pause S`` waits S seconds after each configuration, as a user who
+looks at a kernel's results before trying the next; 0 (the default) is the
+slowest case for a new configuration.
 
 One line per configuration and run: seconds for scan (and of them, the
 library's NVRTC runs and the nvJitLink link of the kernel) and plain, and
@@ -68,6 +72,7 @@ CHILD = TIMED + textwrap.dedent(
         scan.compile(scan_kernel, sig, cc=(9, 0), block=threads)
         out.append({"config": f"{threads}x{items}", "plain_s": plain,
                     "scan_s": time.perf_counter() - t, **PHASES})
+        time.sleep(float(sys.argv[3]))  # a user looking at the results
     print(json.dumps(out))
     """
 )
@@ -76,13 +81,19 @@ CHILD = TIMED + textwrap.dedent(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=3, help="processes per setting")
+    parser.add_argument(
+        "--pause",
+        type=float,
+        default=0.0,
+        help="seconds between configurations (0: back to back, the slowest case)",
+    )
     args = parser.parse_args()
     for run in range(args.runs):
         for pch in ("1", "0"):
             with tempfile.TemporaryDirectory() as cache:
                 env = {**os.environ, "STATEFN_SCAN_CACHE_DIR": cache, "STATEFN_SCAN_PCH": pch}
                 proc = subprocess.run(
-                    [sys.executable, "-c", CHILD, json.dumps(CONFIGS), str(BENCH)],
+                    [sys.executable, "-c", CHILD, json.dumps(CONFIGS), str(BENCH), str(args.pause)],
                     env=env,
                     capture_output=True,
                     text=True,
@@ -90,7 +101,8 @@ def main() -> int:
                 )
             for k, rec in enumerate(json.loads(proc.stdout.splitlines()[-1])):
                 print(
-                    f"run {run} pch={pch} #{k} {rec['config']:>6}: scan {rec['scan_s']:.3f} s "
+                    f"run {run} pause={args.pause:g} pch={pch} #{k} {rec['config']:>6}: "
+                    f"scan {rec['scan_s']:.3f} s "
                     f"(NVRTC {rec['nvrtc_s']:.3f} s, link {rec['link_s']:.3f} s), "
                     f"plain {rec['plain_s']:.3f} s, {rec['scan_s'] / rec['plain_s']:.1f}x",
                     flush=True,
