@@ -53,6 +53,7 @@ __all__ = [
     "tile_io_unit",
     "value_decl",
     "value_includes",
+    "word_moves",
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
@@ -883,29 +884,14 @@ def _blocked_tail(plan: TileIOPlan) -> str:
     nbytes = items * plan.array_dtype.itemsize
     if nbytes % 16 != 0:
         return head + "\n".join(f"    {line}" for line in guarded)
-    vectors = nbytes // 16
-    if load:
-        move = (
-            f"      const uint4* v = reinterpret_cast<const uint4*>(p + first);\n"
-            f"      uint4 w[{vectors}];\n"
-            f"      for (int k = 0; k < {vectors}; ++k) w[k] = v[k];\n"
-        )
-        if convert:
-            move += (
-                f"      memory_t memory_items[{items}];\n"
-                "      memcpy(&memory_items, w, sizeof(w));\n"
-                f"      for (int i = 0; i < {items}; ++i) "
-                "thread_items[i] = from_memory(memory_items[i]);\n"
-            )
-        else:
-            move += "      memcpy(&thread_items, w, sizeof(w));\n"
-    else:
-        move = (
-            f"      uint4* v = reinterpret_cast<uint4*>(p + first);\n"
-            f"      uint4 w[{vectors}];\n"
-            f"      memcpy(w, &{buffer}, sizeof(w));\n"
-            f"      for (int k = 0; k < {vectors}; ++k) v[k] = w[k];\n"
-        )
+    lines = word_moves(load, "p + first", buffer, nbytes // 16)
+    if convert and load:
+        lines = [
+            f"memory_t memory_items[{items}];",
+            *lines,
+            f"for (int i = 0; i < {items}; ++i) thread_items[i] = from_memory(memory_items[i]);",
+        ]
+    move = "".join(f"      {line}\n" for line in lines)
     return (
         head + f"    if (first + {items} <= valid_items &&\n"
         "        reinterpret_cast<unsigned long long>(p + first) % 16 == 0) {\n"
@@ -914,6 +900,24 @@ def _blocked_tail(plan: TileIOPlan) -> str:
         + "".join(f"      {line}\n" for line in guarded)
         + "    }"
     )
+
+
+def word_moves(load: bool, address: str, buffer: str, words: int) -> list[str]:
+    """C++ lines moving `words` 16-byte words between `address` (in the array) and the
+    local array `buffer`: loads (`load`) or stores; the caller checks the alignment."""
+    if load:
+        return [
+            f"const uint4* v = reinterpret_cast<const uint4*>({address});",
+            f"uint4 w[{words}];",
+            f"for (int k = 0; k < {words}; ++k) w[k] = v[k];",
+            f"memcpy(&{buffer}, w, sizeof(w));",
+        ]
+    return [
+        f"uint4* v = reinterpret_cast<uint4*>({address});",
+        f"uint4 w[{words}];",
+        f"memcpy(w, &{buffer}, sizeof(w));",
+        f"for (int k = 0; k < {words}; ++k) v[k] = w[k];",
+    ]
 
 
 def _converted_vectors(plan: TileIOPlan) -> str:
@@ -934,22 +938,10 @@ def _converted_vectors(plan: TileIOPlan) -> str:
     nbytes = n * plan.array_dtype.itemsize
     if nbytes % 16 != 0:
         return ""
-    vectors = nbytes // 16
     bx, by, bz = plan.block
     first = f"cub::RowMajorTid({bx}, {by}, {bz}) * {n}"
-    if plan.direction == "load":
-        return (
-            f"const uint4* v = reinterpret_cast<const uint4*>(p + {first});\n"
-            f"      uint4 w[{vectors}];\n"
-            f"      for (int k = 0; k < {vectors}; ++k) w[k] = v[k];\n"
-            "      memcpy(&memory_items, w, sizeof(w));"
-        )
-    return (
-        f"uint4* v = reinterpret_cast<uint4*>(p + {first});\n"
-        f"      uint4 w[{vectors}];\n"
-        "      memcpy(w, &memory_items, sizeof(w));\n"
-        f"      for (int k = 0; k < {vectors}; ++k) v[k] = w[k];"
-    )
+    lines = word_moves(plan.direction == "load", f"p + {first}", "memory_items", nbytes // 16)
+    return "\n      ".join(lines)
 
 
 def _converted_items(plan: TileIOPlan) -> str:

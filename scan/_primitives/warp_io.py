@@ -29,7 +29,7 @@ from typing import Any, ClassVar, Literal
 import attrs
 import numpy as np
 
-from .._codegen import CallbackDecl, conversion_decl, render_unit, value_decl
+from .._codegen import CallbackDecl, conversion_decl, render_unit, value_decl, word_moves
 from .._errors import PlanError, ScanTypeError
 from .._plan import (
     ArrayFact,
@@ -229,21 +229,10 @@ def _words(plan: WarpIOPlan) -> str:
     nbytes = n * plan.array_dtype.itemsize
     if plan.array_dtypes is None or plan.algorithm != "vectorize" or nbytes % 16 != 0:
         return ""
-    words = nbytes // 16
-    if plan.direction == "load":
-        move = (
-            f"const uint4* v = reinterpret_cast<const uint4*>(p + lane * {n}); "
-            f"uint4 w[{words}]; for (int k = 0; k < {words}; ++k) w[k] = v[k]; "
-            "memcpy(&memory_items, w, sizeof(w));"
-        )
-        fallback = "cub::LoadDirectBlocked(lane, p, memory_items);"
-    else:
-        move = (
-            f"uint4* v = reinterpret_cast<uint4*>(p + lane * {n}); "
-            f"uint4 w[{words}]; memcpy(w, &memory_items, sizeof(w)); "
-            f"for (int k = 0; k < {words}; ++k) v[k] = w[k];"
-        )
-        fallback = "cub::StoreDirectBlocked(lane, p, memory_items);"
+    load = plan.direction == "load"
+    move = " ".join(word_moves(load, f"p + lane * {n}", "memory_items", nbytes // 16))
+    verb = "Load" if load else "Store"
+    fallback = f"cub::{verb}DirectBlocked(lane, p, memory_items);"
     return (
         "if (reinterpret_cast<unsigned long long>(p) % 16 == 0) {\n"
         f"      {move}\n"

@@ -222,11 +222,11 @@ MUTATIONS = [
     ),
     Mutation(
         "warp-half-words-offset",
-        "warp load of half-precision rows: a lane's 16-byte words taken at its lane index, not "
-        "at its first item (lane x items)",
+        "warp load/store of half-precision rows: a lane's 16-byte words taken at its lane index, "
+        "not at its first item (lane x items)",
         "scan/_primitives/warp_io.py",
-        'f"const uint4* v = reinterpret_cast<const uint4*>(p + lane * {n}); "',
-        'f"const uint4* v = reinterpret_cast<const uint4*>(p + lane); "',
+        'move = " ".join(word_moves(load, f"p + lane * {n}", "memory_items", nbytes // 16))',
+        'move = " ".join(word_moves(load, f"p + lane", "memory_items", nbytes // 16))',
     ),
 ]
 
