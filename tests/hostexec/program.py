@@ -301,7 +301,6 @@ def value_decls(value_dtype: np.dtype[Any], state_dtype: np.dtype[Any] | None = 
     return "\n".join(parts)
 
 
-
 def array_decl(array_dtype: np.dtype[Any]) -> str:
     """``array_t``: the element type of a driver's rows (half precision, or ``value_t``'s)."""
     from scan._vocab import c_type

@@ -19,6 +19,7 @@ many workers as the machine has cores (each build is one compiler process).
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import hashlib
 import os
 import shutil
@@ -46,22 +47,23 @@ RUNTIME = HERE / "src" / "runtime.cpp"
 COMPILER_ENV = "HOSTEXEC_CXX"
 CACHE_ENV = "HOSTEXEC_CACHE"
 
+
+@functools.cache
 def toolkit_include() -> Path:
     """The CUDA toolkit's include folder: ``__half`` and ``__nv_bfloat16`` (``cuda_fp16.h``,
     ``cuda_bf16.h``) compile on the host from there, with host arithmetic of their own.
 
-    Searched beside the CCCL headers the library compiles with (``include/cccl``
-    sits in it) and in the folders above them; the shim's ``cub/`` stays first
-    on the include path (the folder is searched after it, with ``-idirafter``).
+    The folder the library hands NVRTC for them (:func:`scan._compile.include_dirs`);
+    the shim's ``cub/`` stays first on the include path (the folder is searched
+    after it, with ``-idirafter``).
     """
-    from scan._toolchain import cccl_include_dirs
+    from scan._compile import include_dirs
 
-    for folder in cccl_include_dirs():
-        for candidate in (Path(folder), *Path(folder).parents[:2]):
-            if (candidate / "cuda_fp16.h").is_file() and (candidate / "cuda_bf16.h").is_file():
-                return candidate
+    for folder in include_dirs():
+        if (Path(folder) / "cuda_fp16.h").is_file() and (Path(folder) / "cuda_bf16.h").is_file():
+            return Path(folder)
     raise HostBuildError(
-        f"no cuda_fp16.h and cuda_bf16.h beside the CCCL headers {cccl_include_dirs()}: "
+        f"no cuda_fp16.h and cuda_bf16.h in the include folders {include_dirs()}: "
         "install the toolkit's headers (numba-cuda[cu13] brings them)"
     )
 
