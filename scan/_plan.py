@@ -1275,28 +1275,36 @@ _SHARED_MEMORY = {
 
 
 def default_io(
-    block: Block, items_per_thread: int, dtype: np.dtype[Any]
+    block: Block, items_per_thread: int, dtype: np.dtype[Any], *, converting: bool = False
 ) -> tuple[str, Literal["warp_transpose"] | None]:
     """The load/store algorithm used when none is named, and its :attr:`TileIOPlan.unaligned`.
 
-    See :data:`DEFAULT_IO`.
+    See :data:`DEFAULT_IO`. `dtype` is what the accesses move: the array's
+    items where a load or store converts them (`converting`: a float16 or
+    bfloat16 array, wider items), where whole 16-byte words of a thread's
+    items take ``vectorize`` (:data:`DEFAULT_CONVERTING_IO`).
     """
     threads = block[0] * block[1] * block[2]
     if threads % 32:
         return "transpose", None
-    name = DEFAULT_IO.get((threads, items_per_thread, _size_class(dtype)), "warp_transpose")
+    if converting and (items_per_thread * _size_class(dtype)) % 16 == 0:
+        name = DEFAULT_CONVERTING_IO
+    else:
+        name = DEFAULT_IO.get((threads, items_per_thread, _size_class(dtype)), "warp_transpose")
     if name == VECTORIZE_ELSE_WARP_TRANSPOSE:
         return "vectorize", "warp_transpose"
     return name, None
 
 
-def default_io_algorithm(block: Block, items_per_thread: int, dtype: np.dtype[Any]) -> str:
+def default_io_algorithm(
+    block: Block, items_per_thread: int, dtype: np.dtype[Any], *, converting: bool = False
+) -> str:
     """The load/store algorithm used when none is named (see :data:`DEFAULT_IO`).
 
     ``vectorize`` also where it falls back to ``warp_transpose`` on tiles that
     are not 16-byte aligned (:func:`default_io`).
     """
-    return default_io(block, items_per_thread, dtype)[0]
+    return default_io(block, items_per_thread, dtype, converting=converting)[0]
 
 
 def default_scan_algorithm(
@@ -1338,6 +1346,16 @@ DEFAULT_IO: dict[tuple[int, int, int], str] = {
     (128, 4, 4): "vectorize",
     (256, 4, 4): VECTORIZE_ELSE_WARP_TRANSPOSE,
 }
+
+#: Tile I/O algorithm when none is named for a converting load or store (a
+#: float16 or bfloat16 array, float32 or float64 items) whose thread's array
+#: items are whole 16-byte words (8 or 16 half-precision items): the words
+#: moved whole on aligned tiles, ``warp_transpose`` on others. Measured on an
+#: H200 in bench/bf16_rowscan.py (docs/results/h200_2026-12-06_bf16_rowscan.md):
+#: 0.548-0.664 ms against 0.687-0.851 ms for ``warp_transpose`` at 128 x 8,
+#: 256 x 8, 256 x 16 and 512 x 8 on 8192 x 65536; 0.516-0.693 against 0.680-0.794
+#: at 262144 x 2048 but at 512 x 8 (1.175-1.183 against 1.192-1.222).
+DEFAULT_CONVERTING_IO = VECTORIZE_ELSE_WARP_TRANSPOSE
 
 #: Scan algorithm when none is named, by (threads, items per thread, item
 #: bytes); anything else gets ``raking``. Measured as :data:`DEFAULT_IO`:
@@ -1547,7 +1565,9 @@ def plan_tile_io(
         sized = value_dtype if array_dtypes is None else array.dtype
     unaligned = None
     if algorithm is None:
-        algorithm, unaligned = default_io(block, ipt, sized)
+        # zipped I/O keeps the table: its fields' words are not moved whole
+        converting = fields is None and array_dtypes is not None
+        algorithm, unaligned = default_io(block, ipt, sized, converting=converting)
     if algorithm not in IO_ALGORITHMS:
         raise PlanError(
             f"{f}: algorithm must be one of {', '.join(map(repr, IO_ALGORITHMS))} "

@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
 """On a GPU: half-precision and complex data in numba-cuda-mlir kernels.
 
-The kernels of docs/half-precision.md compiled by numba-cuda-mlir (the same
-bodies, ``cuda`` bound to ``numba_cuda_mlir.cuda``), with torch's bfloat16
-tensors passed as they are, and bfloat16 items and state (local arrays of
-bfloat16, which numba-cuda-mlir has).
+bfloat16 items and state (local arrays of bfloat16, which numba-cuda-mlir
+has) scanned with a bfloat16 callback. numba-cuda-mlir 0.6.0 takes no
+bfloat16 array from outside a kernel (torch tensors of any dtype fail at
+launch, a device array of ``ml_dtypes.bfloat16`` cannot be made, torch's
+``__cuda_array_interface__`` says ``<V2``), so the data cross the launch as
+float32 and become bfloat16 items in the kernel. The docs' torch program
+under numba-cuda-mlir is kept as an expected failure: it passes (and this
+test fails, strict) once numba-cuda-mlir launches torch tensors.
 """
 
 from __future__ import annotations
@@ -51,6 +55,13 @@ def _torch() -> Any:
     return torch
 
 
+@pytest.mark.xfail(
+    strict=True,
+    raises=TypeError,
+    reason="numba-cuda-mlir 0.6.0 launches no torch tensor: its launch calls "
+    "np.dtype(tensor.dtype) ('Cannot interpret torch.bfloat16 as a data type', "
+    "torch.float32 alike)",
+)
 def test_bfloat16_row_cumsum_from_torch_tensors() -> None:
     torch = _torch()
     from doc_examples.examples import half_precision as hp
@@ -77,19 +88,21 @@ def bfloat16_total(state: Any, block_aggregate: Any) -> Any:
 def bfloat16_items(src: Any, dst: Any) -> None:
     state = cuda.local.array(1, ml_dtypes.bfloat16)
     state[0] = 0
+    wide = cuda.local.array(4, np.float32)
     items = cuda.local.array(4, ml_dtypes.bfloat16)
-    for base in range(0, src.shape[0], block.tile_size(items)):
-        block.load(src, base, items, oob_default=0)
+    for base in block.tiles(src.shape[0], items):
+        block.load(src, base, wide, oob_default=0)
+        for j in range(4):
+            items[j] = wide[j]
         block.inclusive_sum(items, items, prefix_op=bfloat16_total, prefix_state=state)
-        block.store(dst, base, items)
+        for j in range(4):
+            wide[j] = items[j]
+        block.store(dst, base, wide)
 
 
 def test_bfloat16_items_and_state() -> None:
-    torch = _torch()
-    src = (torch.arange(3000, device="cuda") % 2 == 0).to(torch.bfloat16)  # sums up to 128
+    src = (np.arange(3000) % 2 == 0).astype(np.float32)  # sums up to 128: exact in bfloat16
     src[256:] = 0
-    dst = torch.zeros_like(src)
-    _mlir(bfloat16_items)[1, THREADS](src, dst)
-    torch.cuda.synchronize()
-    want = torch.cumsum(src.float(), 0)
-    assert torch.equal(dst.float(), want)
+    d_dst = cuda.to_device(np.full(src.shape, np.nan, np.float32))
+    _mlir(bfloat16_items)[1, THREADS](cuda.to_device(src), d_dst)
+    np.testing.assert_array_equal(d_dst.copy_to_host(), np.cumsum(src))

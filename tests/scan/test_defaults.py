@@ -15,6 +15,7 @@ from scan._plan import (
     ArrayFact,
     default_io_algorithm,
     default_scan_algorithm,
+    plan_tile_io,
 )
 from scan._vocab import IO_ALGORITHMS, SCAN_ALGORITHMS
 
@@ -63,6 +64,40 @@ def test_plans_without_algorithm_take_the_table(threads, items, dtype, io, algo)
     block_ = (threads, 1, 1)
     assert default_io_algorithm(block_, items, np.dtype(dtype)) == io
     assert default_scan_algorithm(block_, items, np.dtype(dtype)) == algo
+
+
+@pytest.mark.parametrize(
+    ("threads", "items", "half", "io", "unaligned"),
+    [
+        (128, 8, "bfloat16", "vectorize", "warp_transpose"),  # one 16-byte word a thread
+        (256, 16, "float16", "vectorize", "warp_transpose"),  # two
+        (512, 8, "float16", "vectorize", "warp_transpose"),
+        (256, 4, "bfloat16", "warp_transpose", None),  # half a word: no whole-word moves
+        (128, 12, "float16", "warp_transpose", None),
+        (96, 8, "bfloat16", "vectorize", "warp_transpose"),
+        (80, 8, "bfloat16", "transpose", None),  # not whole warps
+    ],
+)
+def test_converting_tile_io_moves_whole_words_by_default(
+    threads, items, half, io, unaligned
+) -> None:
+    import ml_dtypes
+
+    array = np.dtype(getattr(ml_dtypes, half) if half == "bfloat16" else half)
+    for direction in ("load", "store"):
+        plan = plan_tile_io(
+            function=direction,
+            array=ArrayFact(dtype=array, ndim=1),
+            items=ArrayFact(dtype=np.dtype(np.float32), ndim=1, length=items),
+            algorithm=None,
+            oob_default=None,
+            temp_storage=None,
+            block=(threads, 1, 1),
+        )
+        assert (plan.algorithm, plan.unaligned) == (io, unaligned)
+        assert plan.array_dtypes == (array,)
+    # the same float16 array moved as float16 items keeps the table's default
+    assert _io(threads, items, np.float16) == ("transpose" if threads % 32 else "warp_transpose")
 
 
 def test_temp_storage_queries_size_the_default_the_call_uses() -> None:
