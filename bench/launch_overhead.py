@@ -25,6 +25,13 @@ converting them into parameters. Every kernel's output is checked.
 
     python bench/launch_overhead.py [--rounds 5] [--launches 2000] [--out DIR]
     python bench/launch_overhead.py --rows 8192 --cols 65536 --launches 20 --sync-reps 10
+    python bench/launch_overhead.py --profile 2000   # also: where kernel[...] spends its time
+
+``--profile N`` runs N launches of each kernel through ``kernel[rows,
+threads](src, dst)`` under ``cProfile`` (after the timed rounds) and prints,
+for each, the functions with the most own time, in microseconds a launch,
+and then the functions whose own time differs most between the two kernels:
+where the scan kernel's dispatch spends what the copy's does not.
 
 Prints a table of microseconds a launch (medians over the rounds) and writes
 ``launch_overhead.json`` with every sample to ``--out``.
@@ -75,6 +82,43 @@ def _core_launch(launch: Any, kernel: Any, rows: int, threads: int, src: Any, ds
     return run
 
 
+def _own_times(run: Any, launches: int) -> dict[str, float]:
+    """Own (not cumulative) time of each function over `launches` calls of `run`, us a launch."""
+    import cProfile
+    import pstats
+
+    from numba import cuda
+
+    profile = cProfile.Profile()
+    cuda.synchronize()
+    profile.enable()
+    for _ in range(launches):
+        run()
+    profile.disable()
+    cuda.synchronize()
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    own: dict[str, float] = {}
+    for (path, line, func), (_cc, _nc, tottime, _ct, _callers) in stats.items():
+        short = "/".join(Path(path).parts[-2:]) if path != "~" else ""
+        own[f"{short}:{line}({func})"] = tottime / launches * 1e6
+    return own
+
+
+def _profile(contenders: dict[str, Any], launches: int) -> None:
+    """Print where ``kernel[...]`` spends its host time, for the scan and the plain kernel."""
+    own = {kind: _own_times(contenders[f"{kind} numba"], launches) for kind in ("scan", "plain")}
+    for kind, times in own.items():
+        total = sum(times.values())
+        print(f"\nPROFILE {kind} kernel[...]: {total:.2f} us a launch under cProfile; top 12:")
+        for name, us in sorted(times.items(), key=lambda kv: -kv[1])[:12]:
+            print(f"  {us:8.3f} us  {name}")
+    names = set(own["scan"]) | set(own["plain"])
+    diff = {n: own["scan"].get(n, 0.0) - own["plain"].get(n, 0.0) for n in names}
+    print("\nPROFILE scan - plain, own time a launch (largest differences):")
+    for name, us in sorted(diff.items(), key=lambda kv: -abs(kv[1]))[:12]:
+        print(f"  {us:+8.3f} us  {name}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--rows", type=int, default=132)
@@ -83,6 +127,9 @@ def main() -> int:
     parser.add_argument("--launches", type=int, default=2000)
     parser.add_argument("--sync-reps", type=int, default=50, help="sync launches per round")
     parser.add_argument("--out", help="write launch_overhead.json here")
+    parser.add_argument(
+        "--profile", type=int, default=0, metavar="N", help="cProfile N kernel[...] launches each"
+    )
     args = parser.parse_args()
 
     from numba import cuda
@@ -173,6 +220,8 @@ def main() -> int:
         gpu_txt = f"{statistics.median(gpu):.1f}" if gpu else "-"
         check = "-" if name not in checks else ("ok" if checks[name] else "WRONG")
         print(f"| {name} | {enq:.2f} | {sync_txt} | {gpu_txt} | {check} |", flush=True)
+    if args.profile:
+        _profile(contenders, args.profile)
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
