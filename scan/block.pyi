@@ -85,8 +85,10 @@ from statefn import ScanOperator, StatefulFunction, StatelessFunction
 __all__ = [
     "LaunchShape",
     "TempStorageLayout",
+    "adjacent_difference",
     "exclusive_scan",
     "exclusive_sum",
+    "flag_heads",
     "inclusive_scan",
     "inclusive_sum",
     "launch_shape",
@@ -137,7 +139,9 @@ _ScanAlgorithmCodes: TypeAlias = Literal["raking", "raking_memoize", "warp_scans
 _TileAlgorithmCodes: TypeAlias = Literal[
     "direct", "striped", "vectorize", "transpose", "warp_transpose", "warp_transpose_timesliced"
 ]
-_PrimitiveCodes: TypeAlias = Literal["load", "store", "scan", "reduce"]
+_PrimitiveCodes: TypeAlias = Literal[
+    "load", "store", "scan", "reduce", "adjacent_difference", "flag_heads"
+]
 _ScanOpCodes: TypeAlias = Literal[
     "+", "add", "sum", "plus",
     "*", "mul", "multiply", "prod",
@@ -2052,3 +2056,31 @@ def sum(
     items_per_thread: int | None = None,
     auto_sync: bool = True,
 ) -> _AccT: ...
+
+# -------------------- adjacent_difference
+
+def adjacent_difference(
+    items: NDArray[ValueT],
+    out: NDArray[ValueT] | None = None,
+    *,
+    op: Literal["-"] | ScanOperator | Callable[[ValueT, ValueT], ValueT] = "-",
+    carry: NDArray[ValueT] | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...
+
+# -------------------- flag_heads
+
+def flag_heads(
+    flags: NDArray[np.bool_] | NDArray[np.integer[Any]],
+    items: NDArray[ValueT],
+    *,
+    op: ScanOperator | Callable[[ValueT, ValueT], object] | None = None,
+    carry: NDArray[ValueT] | None = None,
+    temp_storage: _TempStorage | None = None,
+    threads: _Threads | None = None,
+    items_per_thread: int | None = None,
+    auto_sync: bool = True,
+) -> None: ...

@@ -33,13 +33,21 @@ LAYERS: list[tuple[str, ...]] = [
         "scan._primitives._stubs_scan",
         "scan._primitives._stubs_tile_io",
         "scan._primitives._stubs_reduce",
+        "scan._primitives.adjacent_difference._stubs",
+        "scan._primitives.flag_heads._stubs",
     ),
     ("scan._errors", "scan._shape_table", "scan._lookback"),
     ("scan._vocab", "scan._target", "scan._spec", "scan._shapes"),
     ("scan._plan", "scan._toolchain"),
     ("scan._codegen", "scan._keys", "scan._pch"),
-    ("scan._primitives.block_scan",),
-    ("scan._primitives.tile_io", "scan._primitives.block_reduce", "scan._primitives.warp_scan"),
+    ("scan._primitives.block_scan", "scan._primitives._neighbours"),
+    (
+        "scan._primitives.tile_io",
+        "scan._primitives.block_reduce",
+        "scan._primitives.warp_scan",
+        "scan._primitives.adjacent_difference",
+        "scan._primitives.flag_heads",
+    ),
     ("scan._primitives.warp_io",),
     ("scan._primitives",),
     ("scan._tiles",),
@@ -262,7 +270,13 @@ FAMILY_NEUTRAL = (
     "scan._numba_cuda_mlir._typing",
     "scan._numba_cuda_mlir._lowering",
 )
-PLAN_CLASSES = ("ScanPlan", "TileIOPlan", "ReducePlan")
+PLAN_CLASSES = (
+    "ScanPlan",
+    "TileIOPlan",
+    "ReducePlan",
+    "AdjacentDifferencePlan",
+    "FlagHeadsPlan",
+)
 
 
 def test_family_neutral_layers_look_plans_up_in_the_registry():

@@ -1487,11 +1487,17 @@ class _Collective:
         plan = self.plans[0]
         value = self.args[rank][name]
         n = plan.items_per_thread
-        if plan.scalar:
+        if getattr(plan, "scalar", False):
             if count > rank and is_unfilled(value):
                 self._unfilled(rank, 0, _DERIVED)
             return np.array([_cast(value, plan.value_dtype)], dtype=plan.value_dtype)
         bad = _bad_items(value, min(n, max(0, count - rank * n)))
+        if bad is not None and name == "carry" and _contract_checks():
+            raise _contract_error(
+                f"{self.function}: carry[0] of thread {rank} was never set, and the call takes "
+                "it as the item before the tile's first; set carry[0] in every thread before "
+                "the first tile (the item before the row, e.g. 0), or leave carry= out"
+            )
         if bad is not None:
             self._unfilled(rank, *bad)
         return np.asarray(value[:n], dtype=plan.value_dtype)
@@ -1566,9 +1572,29 @@ def collective_call(function: str, bound: Mapping[str, Any]) -> Any:
         block, seq, call = _rendezvous(
             thread, plan, _Collective, deposit, lambda call: call.compute(simulate)
         )
-        result = _returned_value(plan, call.results[rank], rank) if plan.returns_value else None
+        if plan.returns_value:
+            result = _returned_value(plan, call.results[rank], rank)
+        else:
+            result = None
+            _write_back(spec, options, call.results[rank])
         _leave(thread, plan, block, seq, call)
     return result
+
+
+def _write_back(spec: Any, options: Mapping[str, Any], writes: Mapping[str, Any]) -> None:
+    """Store a thread's results of a call that writes its arrays: values by parameter name.
+
+    An ``output`` operand's parameter that was not passed names its alias
+    (``out`` left out: the items, in place).
+    """
+    aliases = {op.param: op.alias for op in spec.operands if op.kind == "output" and op.alias}
+    for name, values in writes.items():
+        target = options.get(name)
+        if target is None and name in aliases:
+            target = options.get(aliases[name])
+        assert target is not None, f"{spec.family}: no array for {name}"
+        for i, value in enumerate(values):
+            target[i] = value
 
 
 _C = TypeVar("_C", _Call, _Collective)

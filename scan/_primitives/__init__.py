@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .._spec import EntryPoint, Primitive
-from . import block_reduce, block_scan, tile_io, warp_io, warp_scan
+from . import adjacent_difference, block_reduce, block_scan, flag_heads, tile_io, warp_io, warp_scan
 
 __all__ = ["CALLS", "PRIMITIVES", "for_call", "for_layout", "for_plan", "module_calls"]
 
@@ -21,6 +21,8 @@ PRIMITIVES: tuple[Primitive, ...] = (
     tile_io.SPEC,
     block_scan.SPEC,
     block_reduce.SPEC,
+    adjacent_difference.SPEC,
+    flag_heads.SPEC,
     warp_scan.SPEC,
     warp_io.SPEC,
 )

@@ -81,6 +81,22 @@ def test_quickstart_kernel_compiles_without_a_gpu():
 @pytest.mark.parametrize(
     ("name", "argtypes"),
     [
+        ("row_diff", (types.int32[:, ::1], types.int32[:, ::1])),
+        ("run_ids", (types.float32[:, ::1], types.int32[:, ::1])),
+    ],
+)
+def test_neighbours(name, argtypes):
+    import scan
+    from doc_examples.examples import neighbours
+
+    kernel = getattr(neighbours, name)
+    cubin = scan.compile(kernel, argtypes, cc=(9, 0), block=(neighbours.THREADS, 1, 1))
+    assert cubin[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize(
+    ("name", "argtypes"),
+    [
         ("normalize_rows", (types.float32[:, ::1], types.float32[:, ::1])),
         ("argmax_rows", (types.float32[:, ::1], I32)),
         ("count_positive", (types.float32[:, ::1], types.int64[::1])),

@@ -90,6 +90,15 @@ def test_reduce_examples():
     np.testing.assert_array_equal(got, want)
 
 
+def test_neighbours_examples():
+    from doc_examples.examples import neighbours
+
+    got, want = neighbours.run_row_diff()
+    np.testing.assert_array_equal(got, want)
+    got, want = neighbours.run_run_ids()
+    np.testing.assert_array_equal(got, want)
+
+
 def test_launch_shape_kernel_runs():
     from doc_examples.examples import launch_shape
 
