@@ -228,6 +228,28 @@ MUTATIONS = [
         'move = " ".join(word_moves(load, f"p + lane * {n}", "memory_items", nbytes // 16))',
         'move = " ".join(word_moves(load, f"p + lane", "memory_items", nbytes // 16))',
     ),
+    Mutation(
+        "carry-last-of-thread-zero",
+        "differences and heads with carry=: the carried item taken from thread 0's last item, "
+        "not the tile's",
+        "scan/_primitives/_neighbours.py",
+        'f"if (cub::RowMajorTid({bx}, {by}, {bz}) == {threads - 1}) last_item = input[{n - 1}];",',
+        'f"if (cub::RowMajorTid({bx}, {by}, {bz}) == 0) last_item = input[{n - 1}];",',
+    ),
+    Mutation(
+        "difference-carry-not-passed",
+        "adjacent difference with carry=: CUB not given the item before the tile",
+        "scan/_primitives/adjacent_difference/__init__.py",
+        'lines += [*before, call + ", carry_item);", *after]',
+        'lines += [*before, call + ");", *after]',
+    ),
+    Mutation(
+        "heads-operands-swapped",
+        "head flags with op=: the user's operator called as op(item, previous)",
+        "scan/_primitives/flag_heads/__init__.py",
+        'test = f"value_t r; {flag_callback.symbol}(&r, &a, &b); return r != value_t(0);"',
+        'test = f"value_t r; {flag_callback.symbol}(&r, &b, &a); return r != value_t(0);"',
+    ),
 ]
 
 

@@ -11,6 +11,9 @@
 * :class:`WarpCase`: one row a logical warp: ``warp.load``, a warp scan
   (operators, initial values, a stateful callback), ``warp.store``, rows
   that start off the vector alignment.
+* :class:`NeighbourCase`: a row walked tile by tile through
+  ``block.adjacent_difference`` or ``block.flag_heads``, with or without
+  ``carry=`` (the item before the row), ``out=`` or in place.
 
 Each case has a ``*_program`` (its harness), a ``run_*`` (what the host
 run wrote) and a ``*_reference`` (NumPy: what it must write).
@@ -26,7 +29,9 @@ import numpy as np
 from cases import block_cases as bc
 
 from scan._plan import ArrayFact, ScalarFact, TupleFact, ZipFact, plan_scan, plan_tile_io
+from scan._primitives.adjacent_difference import plan_adjacent_difference
 from scan._primitives.block_reduce import plan_reduce
+from scan._primitives.flag_heads import plan_flag_heads
 from scan._primitives.warp_io import plan_warp_io
 from scan._primitives.warp_scan import plan_warp_scan
 
@@ -36,6 +41,9 @@ from .toolchain import Builder
 
 __all__ = [
     "RECORDS",
+    "NeighbourCase",
+    "neighbour_reference",
+    "run_neighbours",
     "ReduceCase",
     "WarpCase",
     "ZipCase",
@@ -818,3 +826,239 @@ def warp_reference(case: WarpCase, src: Any, state: Any) -> dict[str, Any]:
                 states[r, t] = carried if case.prefix == "running" else state[r]
                 aggs[r, t] = aggregate
     return {"dst": dst, "states": states, "aggs": aggs}
+
+
+# ---------------------------------------------------------------------------
+# differences and run heads
+
+
+@dataclass(frozen=True)
+class NeighbourCase:
+    """A tile loop of ``block.adjacent_difference`` or ``block.flag_heads`` over each row."""
+
+    function: str = "adjacent_difference"
+    dtype: str = "int32"
+    flags: str = "int32"  # flag_heads: the flags' dtype
+    block: tuple[int, int, int] = (64, 1, 1)
+    items_per_thread: int = 4
+    carry: bool = True
+    out: bool = False  # adjacent_difference: into out= (else in place)
+    op: str | None = None  # "gap": a user operator (previous and item more than 2 apart)
+    temp_storage: str = "implicit"
+    tiles: int = 3
+    short: int = 0
+
+    @property
+    def threads(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def length(self) -> int:
+        return self.tiles * self.threads * self.items_per_thread - self.short
+
+    @property
+    def result_dtype(self) -> Any:
+        return _dtype(self.dtype) if self.function == "adjacent_difference" else np.dtype(self.flags)
+
+    def key(self) -> NeighbourCase:
+        """The case's harness key: the tiles and the row's length are run-time values."""
+        return NeighbourCase(**{**self.__dict__, "tiles": 1, "short": 0})
+
+
+def _gap_difference(a: Any, b: Any) -> Any:
+    return a - b if a - b > 2 else 0
+
+
+def _gap_head(previous: Any, item: Any) -> Any:
+    return item - previous > 2
+
+
+corpus.register(
+    _gap_difference, "r = a - b > 2 ? static_cast<value_t>(a - b) : static_cast<value_t>(0);"
+)
+corpus.register(_gap_head, "r = static_cast<value_t>(b - a > 2);")
+
+
+def _neighbour_plans(case: NeighbourCase) -> tuple[Any, Any]:
+    dtype = _dtype(case.dtype)
+    items = ArrayFact(dtype, 1, case.items_per_thread)
+    load = plan_tile_io(
+        function="load",
+        array=ArrayFact(dtype, 1),
+        items=items,
+        algorithm=None,
+        oob_default=None,
+        temp_storage=None,
+        block=case.block,
+    )
+    common: dict[str, Any] = {
+        "function": case.function,
+        "items": items,
+        "carry": ArrayFact(dtype, 1, 1, memory="local") if case.carry else None,
+        "temp_storage": None if case.temp_storage == "implicit" else ArrayFact(np.uint8, 1),
+        "block": case.block,
+    }
+    if case.function == "adjacent_difference":
+        op = _gap_difference if case.op == "gap" else "-"
+        plan = plan_adjacent_difference(out=items if case.out else None, op=op, **common)
+    else:
+        flags = ArrayFact(np.dtype(case.flags), 1, case.items_per_thread)
+        plan = plan_flag_heads(flags=flags, op=_gap_head if case.op == "gap" else None, **common)
+    return load, plan
+
+
+def neighbour_program(case: NeighbourCase) -> Program:
+    """The harness of `case`: load, difference or flag, write the tile's valid results."""
+    load, plan = _neighbour_plans(case)
+    program = Program(f"neighbours {case}", [load, plan])
+    dtype = _dtype(case.dtype)
+    caller = case.temp_storage != "implicit"
+    sym = program.symbol(plan)
+    head = [
+        "  value_t items[IPT];",
+        "  result_t results[IPT];",
+        "  value_t carry[1] = {a.first[0]};",
+        "  const value_t* src_row = a.src + row * a.length;",
+    ]
+    temp: dict[str, Arg] = {}
+    if caller:
+        head.insert(
+            0,
+            "  unsigned char* temp = static_cast<unsigned char*>(::hx::shared_alloc(-1, "
+            f'{sym}_temp_bytes, {sym}_temp_align < 16 ? 16 : {sym}_temp_align, "temp"));',
+        )
+        temp = {"temp_storage": Arg("temp", "a.temp_bytes", 1)}
+    args: dict[str, Arg] = {"items": Arg("items", "IPT"), "carry": Arg("carry", "1"), **temp}
+    if case.function == "flag_heads":
+        args["flags"] = Arg("results", "IPT")
+        copy = ""
+    elif case.out:
+        args["out"] = Arg("results", "IPT")
+        copy = ""
+    else:  # in place: the items become the differences
+        copy = "    for (int i = 0; i < IPT; ++i) results[i] = items[i];"
+    body = [
+        "  for (long long tile = 0; tile < a.tiles; ++tile) {",
+        "    for (int i = 0; i < IPT; ++i) items[i] = a.fill[0];",
+        "    "
+        + call(
+            load,
+            program.symbol(load),
+            {
+                "src": Arg("src_row", "a.length", dtype.itemsize),
+                "offset": Arg("tile * TILE"),
+                "items": Arg("items", "IPT"),
+            },
+        ),
+        "    " + call(plan, sym, args),
+        copy,
+        "    for (int i = 0; i < IPT; ++i) {",
+        "      const long long k = tile * TILE + rank * IPT + i;",
+        "      if (k < a.length) a.out[row * a.length + k] = results[i];",
+        "    }",
+        "    a.carried[(row * a.tiles + tile) * THREADS + rank] = carry[0];",
+        "  }",
+    ]
+    decl = f'extern "C" const unsigned {sym}_temp_bytes, {sym}_temp_align;' if caller else ""
+    result_type = (
+        "using result_t = value_t;"
+        if case.function == "adjacent_difference"
+        else f"using result_t = {'bool' if case.flags == 'bool' else array_decl_type(case.flags)};"
+    )
+    program.driver_parts = [
+        decl,
+        "namespace hostexec_driver {",
+        value_decls(dtype),
+        result_type,
+        f"constexpr int THREADS = {case.threads};",
+        f"constexpr int IPT = {case.items_per_thread};",
+        "constexpr long long TILE = THREADS * IPT;",
+        "struct Args { value_t* src; result_t* out; value_t* carried; value_t* fill; "
+        "value_t* first; long long length, tiles; };",
+        *_kernel(head, body),
+        "}  // namespace hostexec_driver",
+        _main(
+            program,
+            [
+                ("src", "value_t"),
+                ("out", "result_t"),
+                ("carried", "value_t"),
+                ("fill", "value_t"),
+                ("first", "value_t"),
+            ],
+            ["length", "tiles"],
+            _launch('static_cast<unsigned>(h.param("rows")), 1, 1', case.block),
+        ),
+    ]
+    return program
+
+
+def array_decl_type(name: str) -> str:
+    """The C++ type of an integer flags dtype."""
+    return {
+        "int8": "signed char",
+        "int16": "short",
+        "int32": "int",
+        "int64": "long long",
+        "uint8": "unsigned char",
+        "uint16": "unsigned short",
+        "uint32": "unsigned int",
+        "uint64": "unsigned long long",
+    }[name]
+
+
+FIRST = 7
+
+
+def run_neighbours(builder: Builder, case: NeighbourCase, src: Any, *, seed: int = 0) -> Any:
+    """(the rows' results, every thread's carry[0] after each tile)."""
+    dtype = _dtype(case.dtype)
+    rows = src.shape[0]
+    buffers = {
+        "src": src,
+        "out": np.zeros((rows, case.length), case.result_dtype),
+        "carried": np.zeros((rows, case.tiles, case.threads), dtype),
+        "fill": np.zeros(1, dtype),
+        "first": np.full(1, FIRST, dtype),
+    }
+    params = {"rows": rows, "length": case.length, "tiles": case.tiles, "seed": seed}
+    got = run(builder, neighbour_program(case.key()), buffers, params)
+    return got["out"], got["carried"]
+
+
+def neighbour_inputs(case: NeighbourCase, rows: int, seed: int) -> Any:
+    """Rows of runs of small integers (exact in every dtype)."""
+    rng = np.random.default_rng(seed)
+    steps = rng.integers(0, 5, (rows, case.length)) * (rng.random((rows, case.length)) < 0.4)
+    return (np.cumsum(steps, axis=1) % 60).astype(_dtype(case.dtype))
+
+
+def neighbour_reference(case: NeighbourCase, src: Any) -> tuple[Any, Any]:
+    """(the rows' results, the carry after each tile: the tile's last item, the fill past
+    the row's end; without carry= the first item is kept or flagged)."""
+    dtype = _dtype(case.dtype)
+    rows = src.shape[0]
+    tile = case.threads * case.items_per_thread
+    wide = src.astype(np.float64)
+    previous = np.concatenate([np.full((rows, 1), float(FIRST)), wide[:, :-1]], axis=1)
+    if case.function == "adjacent_difference":
+        diff = wide - previous
+        if case.op == "gap":
+            diff = np.where(diff > 2, diff, 0)
+        with np.errstate(over="ignore"):
+            want = diff.astype(np.int64).astype(dtype) if dtype.kind in "iu" else diff.astype(dtype)
+        if not case.carry:
+            for t in range(case.tiles):
+                want[:, t * tile] = src[:, t * tile]
+    else:
+        heads = wide - previous > 2 if case.op == "gap" else wide != previous
+        want = heads.astype(case.result_dtype)
+        if not case.carry:
+            want[:, ::tile] = 1
+    carried = np.full((rows, case.tiles, case.threads), FIRST, dtype)
+    if case.carry:
+        for t in range(case.tiles):
+            last = min((t + 1) * tile, case.length) - 1
+            padded = (t + 1) * tile > case.length
+            carried[:, t, :] = 0 if padded else src[:, last][:, None]
+    return want, carried

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from . import families as fam
 from . import lookback as lb
 
-__all__ = ["CASES", "COVERAGE", "DRAWN", "LOOKBACKS", "REDUCES", "WARPS", "ZIPS"]
+__all__ = ["CASES", "COVERAGE", "DRAWN", "LOOKBACKS", "NEIGHBOURS", "REDUCES", "WARPS", "ZIPS"]
 
 SEED = int(os.environ.get("HOSTEXEC_FUZZ_SEED", "17"))
 EXAMPLES = int(os.environ.get("HOSTEXEC_FUZZ_EXAMPLES", "40"))
@@ -534,4 +534,20 @@ LOOKBACKS = [
         short=3,
     ),
     lb.LookbackCase(seeded=True, op="+", block=(256, 1, 1), items_per_thread=8, tiles=3, short=9),
+]
+
+
+#: Differences and run heads: carried across tiles or not, in place or into out=,
+#: user operators, partial last tiles, caller temp storage, 2-D blocks, narrow types.
+NEIGHBOURS = [
+    fam.NeighbourCase(),
+    fam.NeighbourCase(out=True, short=37, dtype="float32", block=(96, 1, 1), items_per_thread=3),
+    fam.NeighbourCase(carry=False, dtype="int8", items_per_thread=7, short=5),
+    fam.NeighbourCase(op="gap", dtype="float64", temp_storage="caller", block=(16, 4, 1)),
+    fam.NeighbourCase(function="flag_heads", short=100),
+    fam.NeighbourCase(function="flag_heads", flags="uint8", dtype="float16", carry=False),
+    fam.NeighbourCase(function="flag_heads", flags="bool", op="gap", items_per_thread=1),
+    fam.NeighbourCase(
+        function="flag_heads", flags="int64", dtype="uint16", temp_storage="caller", short=3
+    ),
 ]

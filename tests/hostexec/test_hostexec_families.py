@@ -17,7 +17,7 @@ import pytest
 from hostexec import families as fam
 from hostexec import lookback as lb
 from hostexec.program import Arg, Program, call, run, value_decls
-from hostexec.suite import LOOKBACKS, REDUCES, WARPS, ZIPS
+from hostexec.suite import LOOKBACKS, NEIGHBOURS, REDUCES, WARPS, ZIPS
 from hostexec.toolchain import Builder
 from scan._plan import ArrayFact, plan_tile_io
 
@@ -29,6 +29,7 @@ def prebuilt(builder: Builder) -> Builder:
     sources += [fam.zip_program(c.key()).source() for c in ZIPS]
     sources += [fam.warp_program(c.key()).source() for c in WARPS]
     sources += [lb.lookback_program(c.key()).source() for c in LOOKBACKS]
+    sources += [fam.neighbour_program(c.key()).source() for c in NEIGHBOURS]
     for source in sources:
         builder.submit(source)
     return builder
@@ -45,6 +46,16 @@ def test_reduce_equals_numpy(prebuilt: Builder, case: fam.ReduceCase) -> None:
     for seed in (0, 5):
         got = fam.run_reduce(prebuilt, case, src, seed=seed)
         np.testing.assert_array_equal(got[defined], want[defined])
+
+
+@pytest.mark.parametrize("case", NEIGHBOURS, ids=_ids(NEIGHBOURS))
+def test_differences_and_heads_equal_numpy(prebuilt: Builder, case: fam.NeighbourCase) -> None:
+    src = fam.neighbour_inputs(case, 2, 0)
+    want, carried = fam.neighbour_reference(case, src)
+    for seed in (0, 5):
+        got, got_carried = fam.run_neighbours(prebuilt, case, src, seed=seed)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(got_carried, carried)
 
 
 @pytest.mark.parametrize("case", ZIPS, ids=_ids(ZIPS))
