@@ -16,7 +16,7 @@ Where each part of the stub comes from:
 - each overload's types (one :class:`~scan._primitives._stubs_common.Arg` per
   parameter: its type and whether the overload requires it), the comments
   between overloads and their order: the tables of
-  :mod:`scan._primitives._stubs_tile_io` and :mod:`scan._primitives._stubs_scan`;
+  :mod:`scan._primitives.tile_io._stubs` and :mod:`scan._primitives.block_scan._stubs`;
 - the preamble (the notes, imports, type variables, aliases, marker types) and
   the helpers' types: :mod:`scan._primitives._stubs_common`, with
   ``__all__`` from :mod:`scan.block` (sorted), and the value dtypes, modes and
@@ -32,7 +32,7 @@ indented line when they fit, else one per line), so the generated file passes
 ``ruff format --check``. ``tests/typing/test_stubs_generated.py`` fails when
 the committed ``block.pyi`` is not :func:`render`'s output, or ``warp.pyi``
 not :func:`render_warp`'s: the warp scans' overload tables
-(:data:`scan._primitives._stubs_scan.WARP_FUNCTIONS`) after a preamble that
+(:data:`scan._primitives.block_scan._stubs.WARP_FUNCTIONS`) after a preamble that
 imports ``block.pyi``'s type variables and aliases
 (:data:`~scan._primitives._stubs_common.WARP_DECLARATIONS`).
 """

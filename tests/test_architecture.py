@@ -30,9 +30,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("statefn",),
     ("scan._primitives._stubs_common",),
     (
-        "scan._primitives._stubs_scan",
-        "scan._primitives._stubs_tile_io",
-        "scan._primitives._stubs_reduce",
+        "scan._primitives.block_scan._stubs",
+        "scan._primitives.tile_io._stubs",
+        "scan._primitives.block_reduce._stubs",
         "scan._primitives.adjacent_difference._stubs",
         "scan._primitives.flag_heads._stubs",
     ),

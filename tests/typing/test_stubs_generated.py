@@ -4,7 +4,7 @@
 generator refuses an overload table that disagrees with the call table.
 
 After changing a signature in ``scan/_calls.py`` or an overload table in
-``scan/_primitives/_stubs_*.py``, run ``python -m scan._stubgen --write``.
+``scan/_primitives/*/_stubs.py``, run ``python -m scan._stubgen --write``.
 """
 
 from __future__ import annotations

@@ -15,11 +15,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._codegen import CallbackDecl, callback_barrier_suffices, scan_unit
-from .._errors import ScanTypeError
-from .._plan import ArrayFact, Block, ScanLikePlan, ScanPlan, as_array, as_scalar, plan_scan
-from .._spec import AbiOperand, EntryPoint, Param, Primitive, Role, c_parameters
-from ._stubs_scan import FUNCTIONS as STUBS
+from ..._codegen import CallbackDecl, callback_barrier_suffices, scan_unit
+from ..._errors import ScanTypeError
+from ..._plan import ArrayFact, Block, ScanLikePlan, ScanPlan, as_array, as_scalar, plan_scan
+from ..._spec import AbiOperand, EntryPoint, Param, Primitive, Role, c_parameters
+from ._stubs import FUNCTIONS as STUBS
 
 __all__ = [
     "CALLS",

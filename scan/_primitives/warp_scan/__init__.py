@@ -29,10 +29,10 @@ import numpy as np
 
 import statefn
 
-from .._codegen import CallbackDecl, operator_functor, prefix_functor, render_unit, value_decl
-from .._errors import PlanError, ScanTypeError
-from .._lookback import Lookback
-from .._plan import (
+from ..._codegen import CallbackDecl, operator_functor, prefix_functor, render_unit, value_decl
+from ..._errors import PlanError, ScanTypeError
+from ..._lookback import Lookback
+from ..._plan import (
     ArrayFact,
     Block,
     Operand,
@@ -44,10 +44,10 @@ from .._plan import (
     plan_scan,
     scan_key_field,
 )
-from .._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
-from .._vocab import Mode, TempMode
-from . import block_scan
-from ._stubs_scan import WARP_FUNCTIONS
+from ..._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
+from ..._vocab import Mode, TempMode
+from .. import block_scan
+from ..block_scan._stubs import WARP_FUNCTIONS
 
 __all__ = [
     "CALLS",

@@ -27,7 +27,7 @@ import numpy as np
 
 import statefn
 
-from .._codegen import (
+from ..._codegen import (
     CallbackDecl,
     complex_decl,
     cub_plus_dtype,
@@ -35,8 +35,8 @@ from .._codegen import (
     render_unit,
     value_decl,
 )
-from .._errors import PlanError, ScanTypeError
-from .._plan import (
+from ..._errors import PlanError, ScanTypeError
+from ..._plan import (
     ArrayFact,
     Block,
     BlockPlan,
@@ -52,7 +52,7 @@ from .._plan import (
     provider_symbol,
     temp_mode,
 )
-from .._spec import (
+from ..._spec import (
     THREAD_ZERO_ONLY,
     AbiOperand,
     BlockInputs,
@@ -61,10 +61,10 @@ from .._spec import (
     Primitive,
     c_parameters,
 )
-from .._vocab import VALUE_DTYPES, TempMode, c_type, is_complex, is_half
-from ._stubs_reduce import DECLARATIONS as STUB_DECLARATIONS
-from ._stubs_reduce import FUNCTIONS as STUBS
-from .block_scan import COMMON
+from ..._vocab import VALUE_DTYPES, TempMode, c_type, is_complex, is_half
+from ._stubs import DECLARATIONS as STUB_DECLARATIONS
+from ._stubs import FUNCTIONS as STUBS
+from ..block_scan import COMMON
 
 __all__ = ["ALGORITHMS", "CALLS", "OPERANDS", "SPEC", "ReducePlan", "render_reduce"]
 

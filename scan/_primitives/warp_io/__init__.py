@@ -29,9 +29,9 @@ from typing import Any, ClassVar, Literal
 import attrs
 import numpy as np
 
-from .._codegen import CallbackDecl, conversion_decl, render_unit, value_decl, word_moves
-from .._errors import PlanError, ScanTypeError
-from .._plan import (
+from ..._codegen import CallbackDecl, conversion_decl, render_unit, value_decl, word_moves
+from ..._errors import PlanError, ScanTypeError
+from ..._plan import (
     ArrayFact,
     Block,
     BlockPlan,
@@ -47,11 +47,11 @@ from .._plan import (
     plan_fields,
     provider_symbol,
 )
-from .._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
-from .._vocab import widens
-from ._stubs_tile_io import WARP_FUNCTIONS
-from .tile_io import io_params
-from .warp_scan import WARP_OPTIONS, check_lanes
+from ..._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
+from ..._vocab import widens
+from ..tile_io._stubs import WARP_FUNCTIONS
+from ..tile_io import io_params
+from ..warp_scan import WARP_OPTIONS, check_lanes
 
 __all__ = ["ALGORITHMS", "CALLS", "OPERANDS", "SPEC", "WarpIOPlan", "plan_warp_io"]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import attrs
 
-from ._stubs_common import (
+from .._stubs_common import (
     Arg,
     Comment,
     Entry,

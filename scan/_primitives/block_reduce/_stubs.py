@@ -12,7 +12,7 @@ tuple. ``sum`` has no record overload (records have no ``+``).
 
 from __future__ import annotations
 
-from ._stubs_common import Arg, Overload, StubFunction, banner, opt, req, tail
+from .._stubs_common import Arg, Overload, StubFunction, banner, opt, req, tail
 
 __all__ = ["DECLARATIONS", "FUNCTIONS"]
 

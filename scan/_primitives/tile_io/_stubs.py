@@ -15,7 +15,7 @@ float64 items.
 
 from __future__ import annotations
 
-from ._stubs_common import Arg, Overload, StubFunction, opt, req, tail
+from .._stubs_common import Arg, Overload, StubFunction, opt, req, tail
 
 __all__ = ["FUNCTIONS", "WARP_FUNCTIONS"]
 

@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._codegen import CallbackDecl, tile_io_unit
-from .._errors import ScanTypeError
-from .._plan import (
+from ..._codegen import CallbackDecl, tile_io_unit
+from ..._errors import ScanTypeError
+from ..._plan import (
     ArrayFact,
     Block,
     TileIOPlan,
@@ -26,9 +26,9 @@ from .._plan import (
     check_index,
     plan_tile_io,
 )
-from .._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
-from ._stubs_tile_io import FUNCTIONS as STUBS
-from .block_scan import COMMON
+from ..._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
+from ._stubs import FUNCTIONS as STUBS
+from ..block_scan import COMMON
 
 __all__ = ["CALLS", "OPERANDS", "SPEC", "io_params", "render_tile_io"]
 
