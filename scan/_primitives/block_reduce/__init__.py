@@ -62,9 +62,9 @@ from ..._spec import (
     c_parameters,
 )
 from ..._vocab import VALUE_DTYPES, TempMode, c_type, is_complex, is_half
+from ..block_scan import COMMON
 from ._stubs import DECLARATIONS as STUB_DECLARATIONS
 from ._stubs import FUNCTIONS as STUBS
-from ..block_scan import COMMON
 
 __all__ = ["ALGORITHMS", "CALLS", "OPERANDS", "SPEC", "ReducePlan", "render_reduce"]
 

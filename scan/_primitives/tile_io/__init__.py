@@ -27,8 +27,8 @@ from ..._plan import (
     plan_tile_io,
 )
 from ..._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
-from ._stubs import FUNCTIONS as STUBS
 from ..block_scan import COMMON
+from ._stubs import FUNCTIONS as STUBS
 
 __all__ = ["CALLS", "OPERANDS", "SPEC", "io_params", "render_tile_io"]
 
