@@ -858,7 +858,9 @@ class NeighbourCase:
 
     @property
     def result_dtype(self) -> Any:
-        return _dtype(self.dtype) if self.function == "adjacent_difference" else np.dtype(self.flags)
+        return (
+            _dtype(self.dtype) if self.function == "adjacent_difference" else np.dtype(self.flags)
+        )
 
     def key(self) -> NeighbourCase:
         """The case's harness key: the tiles and the row's length are run-time values."""
