@@ -14,6 +14,9 @@ Run it from the repository root::
 
     .venv/bin/python tests/hostexec/audit.py [--only NAME ...]
 
+With ``--only`` the named rows of the table are replaced (or added) and the
+others kept.
+
 ``HOSTEXEC_CACHE`` (default: a folder under the system's temp folder) keeps
 the harness builds between mutations; unchanged units build once.
 """
@@ -348,15 +351,30 @@ def main() -> int:
             shutil.rmtree(folder, ignore_errors=True)
             print(f"{mutation.name}: {len(failed)} of {total} failed ({seconds:.0f}s)", flush=True)
             rows.append((mutation, failed, total))
-    if not args.only:
-        _write(rows)
+    _write(rows, merge=bool(args.only))
     missed = [m.name for m, failed, _ in rows if not failed]
     if missed:
         print("NOT CAUGHT:", ", ".join(missed))
     return 1 if missed else 0
 
 
-def _write(rows: list[tuple[Mutation, list[tuple[str, str]], int]]) -> None:
+def _write(rows: list[tuple[Mutation, list[tuple[str, str]], int]], *, merge: bool) -> None:
+    """Write the table; with `merge`, replace or add only these rows (in MUTATIONS' order)."""
+    cells: dict[str, str] = {}
+    if merge and TABLE.exists():
+        for line in TABLE.read_text(encoding="utf-8").splitlines():
+            for m in MUTATIONS:
+                if line.startswith("| ") and f"(`{m.name}`)" in line:
+                    cells[m.name] = line.split(" | ", 1)[1]
+    for mutation, failed, total in rows:
+        tests = sorted({name.split("[")[0] for name, _ in failed})
+        first = failed[0][1] if failed else "NOT CAUGHT"
+        caught = f"{len(failed)} of {total} tests: " + ", ".join(f"`{t}`" for t in tests)
+        what = f"{_kind(first)}: {first}" if failed else first
+        cells[mutation.name] = (
+            f"{mutation.bug} (`{mutation.name}`) | `{mutation.path}` | {caught} | "
+            f"{what.replace('|', '/')} |"
+        )
     lines = [
         "<!-- SPDX-License-Identifier: Apache-2.0 -->",
         "# Planted-bug audit of the generated GPU code",
@@ -371,15 +389,9 @@ def _write(rows: list[tuple[Mutation, list[tuple[str, str]], int]]) -> None:
         "| # | planted bug | file | caught by | first failure |",
         "| --- | --- | --- | --- | --- |",
     ]
-    for i, (mutation, failed, total) in enumerate(rows, 1):
-        tests = sorted({name.split("[")[0] for name, _ in failed})
-        first = failed[0][1] if failed else "NOT CAUGHT"
-        caught = f"{len(failed)} of {total} tests: " + ", ".join(f"`{t}`" for t in tests)
-        what = f"{_kind(first)}: {first}" if failed else first
-        lines.append(
-            f"| {i} | {mutation.bug} (`{mutation.name}`) | `{mutation.path}` | {caught} | "
-            f"{what.replace('|', '/')} |"
-        )
+    named = [m.name for m in MUTATIONS if m.name in cells]
+    for i, name in enumerate(named, 1):
+        lines.append(f"| {i} | {cells[name]}")
     TABLE.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
