@@ -35,6 +35,11 @@ Contenders
 ``project_scan``
     The same kernels timed without the reset (the reset runs before the
     start event).
+``project_ordered``
+    The ``project`` kernels with a deterministic status
+    (``scan.tile_status(..., deterministic=True)``, reset and scan timed):
+    each tile's prefix combines the earlier tiles in order, bitwise the same
+    every run; its target is 0.9 of ``project``'s best.
 ``project_block``
     ``rows`` only: the one-block-per-row kernel (README.md / ``scan/demo.py``):
     16 blocks, each walking its row tile by tile with a ``@statefn.stateful``
@@ -146,6 +151,8 @@ BYTES_PER_ELEMENT: dict[str, int] = {"cumsum": 8, "recurrence": 16, "rows": 8}
 SPEED_TARGET = 0.95
 #: rows: the look-back kernel against the one-block-per-row kernel
 ONE_BLOCK_TARGET = 5.0
+#: deterministic statuses against the default ones (issue target)
+ORDERED_TARGET = 0.9
 #: the recurrence's tolerance: |h - ref| <= this * max|ref|
 RECURRENCE_TOLERANCE = 1e-4
 #: the default configuration (threads, items)
@@ -903,6 +910,8 @@ def project_entries(data: Data, cfg: Config) -> list[Entry]:
         shape = (data.rows, cfg.tiles(data.cols))
     status = scan.tile_status(shape, value_dtype(cfg))
     reset = status.reset
+    # scan.tile_status(..., deterministic=True): the same kernel compiled for the ordered look-back
+    ordered = scan.tile_status(shape, value_dtype(cfg), deterministic=True)
 
     def launch_scan() -> None:
         configured(src, out, status)
@@ -911,9 +920,14 @@ def project_entries(data: Data, cfg: Config) -> list[Entry]:
         reset()
         configured(src, out, status)
 
+    def launch_ordered() -> None:
+        ordered.reset()
+        configured(src, out, ordered)
+
     return [
         Entry("project", cfg.label, _fields(cfg, "reset+scan"), launch_reset_scan),
         Entry("project_scan", cfg.label, _fields(cfg, "scan"), launch_scan, prepare=reset),
+        Entry("project_ordered", cfg.label, _fields(cfg, "reset+scan"), launch_ordered),
     ]
 
 
@@ -1318,6 +1332,22 @@ def targets(groups: Sequence[Group]) -> list[dict[str, str]]:
             None,
         )
         rivals = [("best CUB DeviceScan", _best(group, "cub_cpp"), SPEED_TARGET)]
+        ordered = _best(group, "project_ordered")
+        if ordered is not None and p is not None:
+            # the deterministic look-back against the default one: ordered ms / project ms
+            ratio = p.median_ms / ordered.median_ms
+            out.append(
+                {
+                    "target": f"{group.title}: deterministic status vs the default one",
+                    "shape": f"{d.rows}x{d.cols}",
+                    "project": f"{_fmt(_gbps(group, ordered), 0)} ({ordered.config})",
+                    "against": f"{_fmt(_gbps(group, p), 0)} ({p.config})",
+                    "ratio": _fmt(ratio),
+                    "default_ratio": "-",
+                    "goal": f">= {ORDERED_TARGET}",
+                    "verdict": "PASS" if ratio >= ORDERED_TARGET else "FAIL",
+                }
+            )
         if d.task == "rows":
             rivals.append(("one block per row", _best(group, "project_block"), ONE_BLOCK_TARGET))
         for name, rival, goal in rivals:

@@ -518,6 +518,50 @@ struct prefix_op_t {
   { return (*static_cast<lookback_op_t*>(state))(block_aggregate); }
 };"""
 
+_ORDERED_LOOKBACK_TYPES = """\
+// prefix_op=scan.lookback with a deterministic status (scan.tile_status(...,
+// deterministic=True)): CUB's tile status in global memory. Thread 0 publishes
+// the tile's aggregate, walks back to the nearest earlier tile that has
+// published its inclusive prefix, then combines the tiles after that one
+// forward, in order (an inclusive prefix met on the way replaces the
+// combination so far: it is the same combination). Every tile's prefix is
+// then ((a0 op a1) op a2) op ... in one fixed order, whatever the timing, and
+// is published as the tile's inclusive prefix with the tile's aggregate.
+using tile_state_t = cub::ScanTileState<value_t>;
+struct ordered_lookback_op_t {
+  struct TempStorage {};
+  tile_state_t& tile_state;
+  int tile_index;
+  __device__ __forceinline__ ordered_lookback_op_t(
+      tile_state_t& state, TempStorage&, scan_op_t, int tile)
+      : tile_state(state), tile_index(tile) {}
+  __device__ value_t operator()(value_t block_aggregate) {
+    // CUB's contract: only thread 0's return seeds the scan
+    if (threadIdx.x != 0 || threadIdx.y != 0 || threadIdx.z != 0) return block_aggregate;
+    tile_state.SetPartial(tile_index, block_aggregate);
+    typename tile_state_t::StatusWord status;
+    value_t value;
+    int first = tile_index - 1;
+    for (;; --first) {
+      tile_state.WaitForValid(first, status, value);
+      if (status == cub::SCAN_TILE_INCLUSIVE) break;
+    }
+    value_t exclusive = value;
+    for (int j = first + 1; j < tile_index; ++j) {
+      tile_state.WaitForValid(j, status, value);
+      exclusive = status == cub::SCAN_TILE_INCLUSIVE ? value : scan_op_t{}(exclusive, value);
+    }
+    tile_state.SetInclusive(tile_index, scan_op_t{}(exclusive, block_aggregate));
+    return exclusive;
+  }
+};
+using lookback_op_t = ordered_lookback_op_t;
+struct prefix_op_t {
+  void* state; // the lookback_op_t
+  __device__ __forceinline__ value_t operator()(value_t block_aggregate)
+  { return (*static_cast<lookback_op_t*>(state))(block_aggregate); }
+};"""
+
 _LOOKBACK_STORAGE = """\
 struct temp_storage_t {
   typename block_scan_t::TempStorage scan;
@@ -679,7 +723,7 @@ def scan_unit(
     functors = _scan_functors(plan, scan_callback, prefix_callback)
     if plan.lookback:
         includes.append("#include <cub/agent/single_pass_scan_operators.cuh>")
-        functors += "\n" + _LOOKBACK_TYPES
+        functors += "\n" + (_ORDERED_LOOKBACK_TYPES if plan.deterministic else _LOOKBACK_TYPES)
         temp_type = _LOOKBACK_STORAGE
     return _template("scan.cuh.in").substitute(
         generator_version=GENERATOR_VERSION,

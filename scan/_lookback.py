@@ -25,10 +25,12 @@ import statefn
 
 __all__ = [
     "LOOKBACK",
+    "ORDERED_FIELD",
     "STATUS_FIELD",
     "STATUS_SLACK",
     "STATUS_UNIT",
     "Lookback",
+    "is_deterministic",
     "is_status_dtype",
     "status_dtype",
     "status_matches",
@@ -87,15 +89,27 @@ def _tag(dtype: np.dtype[Any]) -> str:
     return hashlib.sha256(statefn.dtype_key(np.dtype(dtype)).encode()).hexdigest()[:16]
 
 
-def status_dtype(value_dtype: np.dtype[Any]) -> np.dtype[Any]:
+#: The second field's name of a status whose tiles combine their predecessors in
+#: order (``scan.tile_status(..., deterministic=True)``); ``tile_status_words`` otherwise.
+ORDERED_FIELD: Final = "tile_status_ordered"
+
+
+def status_dtype(value_dtype: np.dtype[Any], *, deterministic: bool = False) -> np.dtype[Any]:
     """The dtype of a tile-status array for scans of `value_dtype` (16 bytes an element).
 
     Its first field's name carries a digest of `value_dtype`, so a kernel's
-    types tell which values a status was made for.
+    types tell which values a status was made for; its second field's name
+    whether the scans reading it combine the earlier tiles in one fixed order
+    (`deterministic`).
     """
-    return np.dtype(
-        [(STATUS_FIELD + _tag(value_dtype), "<u8"), ("tile_status_words", "<u8")], align=True
-    )
+    second = ORDERED_FIELD if deterministic else "tile_status_words"
+    return np.dtype([(STATUS_FIELD + _tag(value_dtype), "<u8"), (second, "<u8")], align=True)
+
+
+def is_deterministic(dtype: np.dtype[Any]) -> bool:
+    """Whether a status of dtype `dtype` is a deterministic one (:data:`ORDERED_FIELD`)."""
+    names = dtype.names
+    return names is not None and len(names) == 2 and names[1] == ORDERED_FIELD
 
 
 def is_status_dtype(dtype: np.dtype[Any]) -> bool:
@@ -111,7 +125,9 @@ def is_status_dtype(dtype: np.dtype[Any]) -> bool:
 
 def status_matches(dtype: np.dtype[Any], value_dtype: np.dtype[Any]) -> bool:
     """Whether a status of dtype `dtype` was made for values of `value_dtype`."""
-    return is_status_dtype(dtype) and dtype == status_dtype(value_dtype)
+    return is_status_dtype(dtype) and dtype == status_dtype(
+        value_dtype, deterministic=is_deterministic(dtype)
+    )
 
 
 #: Bytes a status row holds beyond its tiles' (CUB aligns each of its arrays

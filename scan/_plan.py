@@ -21,7 +21,7 @@ import numpy as np
 import statefn
 
 from ._errors import PlanError, ScanTypeError
-from ._lookback import Lookback, is_status_dtype, status_matches
+from ._lookback import Lookback, is_deterministic, is_status_dtype, status_matches
 from ._vocab import (
     BITWISE_OPERATORS,
     IO_ALGORITHMS,
@@ -308,6 +308,11 @@ class ScanPlan(ScanLikePlan):
         decoupled look-back across blocks. The initial value, if any, seeds
         tile 0 only. With ``reverse``, tile 0 is the sequence's last and the
         earlier tiles lie to the right: the prefix is their suffix.
+    deterministic : bool
+        With ``lookback``: the status is a deterministic one
+        (``scan.tile_status(..., deterministic=True)``), so each tile's prefix
+        combines the earlier tiles' aggregates from tile 0 on, in order,
+        whichever of them the look-back finds published as prefixes.
     """
 
     function: str
@@ -325,6 +330,7 @@ class ScanPlan(ScanLikePlan):
     auto_sync: bool
     reverse: bool = False
     lookback: bool = False
+    deterministic: bool = False
     key: str = scan_key_field()
     KIND: ClassVar[str] = "scan"
 
@@ -429,15 +435,15 @@ def plan_fields(plan: Any) -> dict[str, Any]:
     Every field set at construction but a scan's ``function`` (the entry
     points share a provider), a tile plan's ``unaligned``, ``fields`` and
     ``array_dtypes`` and a reduce's ``items_dtype`` only when set and a scan's
-    ``reverse`` only when true, so that plans without them keep the keys and
-    text they had before they existed.
+    ``reverse``, ``lookback`` and ``deterministic`` only when true, so that
+    plans without them keep the keys and text they had before they existed.
     """
     fields = {f.name: getattr(plan, f.name) for f in attrs.fields(type(plan)) if f.init}
     fields.pop("function", None)
     for optional in ("unaligned", "fields", "array_dtypes", "items_dtype"):
         if fields.get(optional, False) is None:
             del fields[optional]
-    for flag in ("reverse", "lookback"):
+    for flag in ("reverse", "lookback", "deterministic"):
         if fields.get(flag, True) is False:
             del fields[flag]
     return fields
@@ -870,8 +876,10 @@ def plan_scan(
     check_operator(f, "scan_op", op, value_dtype, "values")
 
     lookback = isinstance(prefix_op, Lookback)
+    ordered = False
     if lookback:
         _check_lookback(f, value_dtype, prefix_state, block_aggregate, temp_storage, block)
+        ordered = prefix_state is not None and is_deterministic(prefix_state.dtype)
         prefix_op = prefix_state = None
     elif tile is not None:
         raise PlanError(
@@ -964,6 +972,7 @@ def plan_scan(
         auto_sync=auto_sync,
         reverse=bool(reverse),
         lookback=lookback,
+        deterministic=lookback and ordered,
     )
 
 

@@ -97,15 +97,18 @@ def status_unit(dtype: np.dtype[Any]) -> tuple[str, str]:
     return name, source
 
 
-def tile_status_dtype(dtype: Any) -> np.dtype[Any]:
+def tile_status_dtype(dtype: Any, *, deterministic: bool = False) -> np.dtype[Any]:
     """The dtype kernels see a tile status for values of `dtype` as (16-byte elements).
 
     For signatures given ahead of time (:func:`scan.compile`): a status is a
     C-contiguous array of this dtype, 1-D, or 2-D for one row per sequence,
-    e.g. ``numba.types.Array(numba.from_dtype(scan.tile_status_dtype(np.int32)), 1, "C")``.
+    e.g. ``numba.types.Array(numba.from_dtype(scan.tile_status_dtype(np.int32)), 1, "C")``;
+    ``deterministic=True`` for a status made with ``tile_status(...,
+    deterministic=True)``.
     """
     return status_dtype(
-        check_status_dtype("scan.tile_status_dtype", "dtype", np.dtype(dtype), "a tile status")
+        check_status_dtype("scan.tile_status_dtype", "dtype", np.dtype(dtype), "a tile status"),
+        deterministic=bool(deterministic),
     )
 
 
@@ -155,6 +158,9 @@ class TileStatus(Generic[ValueT]):
         Rows of a 2-D status; None for one row.
     dtype : numpy.dtype
         The values the scans carry.
+    deterministic : bool
+        Whether each tile's prefix combines the earlier tiles in one fixed
+        order (``tile_status(..., deterministic=True)``).
     """
 
     def __init__(
@@ -163,6 +169,7 @@ class TileStatus(Generic[ValueT]):
         rows: int | None,
         dtype: np.dtype[Any],
         *,
+        deterministic: bool = False,
         row_bytes: int = 0,
         buffer: Any = None,
         address: int = 0,
@@ -173,6 +180,7 @@ class TileStatus(Generic[ValueT]):
         self.tiles = tiles
         self.rows = rows
         self.dtype = dtype
+        self.deterministic = deterministic
         self._row_bytes = row_bytes
         self._buffer = buffer  # keeps the device memory alive
         self._address = address
@@ -227,11 +235,18 @@ class TileStatus(Generic[ValueT]):
             raise IndexError(f"row {index} of a tile status of {self.rows} rows")
         index %= self.rows
         if self._simulated is not None:
-            return TileStatus(self.tiles, None, self.dtype, simulated=[self._simulated[index]])
+            return TileStatus(
+                self.tiles,
+                None,
+                self.dtype,
+                deterministic=self.deterministic,
+                simulated=[self._simulated[index]],
+            )
         return TileStatus(
             self.tiles,
             None,
             self.dtype,
+            deterministic=self.deterministic,
             row_bytes=self._row_bytes,
             buffer=self._buffer,
             address=self._address + index * self._row_bytes,
@@ -245,9 +260,10 @@ class TileStatus(Generic[ValueT]):
     def __repr__(self) -> str:
         where = "simulated" if self.simulated else f"{self.nbytes} bytes"
         rows = "" if self.rows is None else f"{self.rows} rows x "
+        ordered = ", deterministic" if self.deterministic else ""
         return (
             f"<scan.TileStatus {rows}{self.tiles} tiles of {statefn.dtype_name(self.dtype)} "
-            f"({where})>"
+            f"({where}{ordered})>"
         )
 
     @property
@@ -256,7 +272,7 @@ class TileStatus(Generic[ValueT]):
         if self._simulated is not None:
             raise AttributeError("a simulated tile status is not device memory")
         if self._interface is None:
-            dt = status_dtype(self.dtype)
+            dt = status_dtype(self.dtype, deterministic=self.deterministic)
             self._interface = {
                 "shape": self.shape,
                 "typestr": dt.str,
@@ -276,7 +292,8 @@ class TileStatus(Generic[ValueT]):
         """
         ty = self._numba_types.get(front_end)
         if ty is None:
-            ty = self._numba_types[front_end] = make(status_dtype(self.dtype), len(self.shape))
+            dt = status_dtype(self.dtype, deterministic=self.deterministic)
+            ty = self._numba_types[front_end] = make(dt, len(self.shape))
         return ty
 
     # -- the simulator's side ------------------------------------------------
@@ -296,13 +313,19 @@ class TileStatus(Generic[ValueT]):
 
 @overload
 def tile_status(
-    tiles: int | Sequence[int], dtype: type[ValueT] | np.dtype[ValueT], *, stream: Any = None
+    tiles: int | Sequence[int],
+    dtype: type[ValueT] | np.dtype[ValueT],
+    *,
+    deterministic: bool = False,
+    stream: Any = None,
 ) -> TileStatus[ValueT]: ...
 @overload
 def tile_status(
-    tiles: int | Sequence[int], dtype: Any, *, stream: Any = None
+    tiles: int | Sequence[int], dtype: Any, *, deterministic: bool = False, stream: Any = None
 ) -> TileStatus[Any]: ...
-def tile_status(tiles: int | Sequence[int], dtype: Any, *, stream: Any = None) -> TileStatus[Any]:
+def tile_status(
+    tiles: int | Sequence[int], dtype: Any, *, deterministic: bool = False, stream: Any = None
+) -> TileStatus[Any]:
     """Allocate and initialise the status of a cross-block scan of `tiles` tiles.
 
     Parameters
@@ -313,6 +336,15 @@ def tile_status(tiles: int | Sequence[int], dtype: Any, *, stream: Any = None) -
     dtype : numpy dtype
         The scanned values' dtype (numeric, or a record of numeric fields),
         exactly the scan's.
+    deterministic : bool
+        False (default): CUB's decoupled look-back, whose tiles combine the
+        earlier tiles' aggregates in whatever grouping the timing gives (so
+        floating-point results may differ in the last bits between runs).
+        True: every tile's prefix is the earlier tiles' aggregates combined
+        from tile 0 on, in order, ``((a0 op a1) op a2) op ...``, so results
+        are bitwise the same in every run and for every grid with the same
+        tiles. Kernels see it in the status's type: a scan compiles for one
+        kind or the other.
     stream : optional
         Where the initialisation runs (as :meth:`TileStatus.reset`).
 
@@ -324,10 +356,19 @@ def tile_status(tiles: int | Sequence[int], dtype: Any, *, stream: Any = None) -
     """
     rows, count = _check_tiles(tuple(tiles) if isinstance(tiles, list) else tiles)
     value_dtype = check_status_dtype("scan.tile_status", "values", np.dtype(dtype), "a tile status")
+    if not isinstance(deterministic, bool | np.bool_):
+        raise ScanTypeError(
+            f"scan.tile_status: deterministic= must be True or False (got {deterministic!r})"
+        )
+    ordered = bool(deterministic)
     backend = host_backend()
     if backend is not None and backend.simulated:  # the simulator
         return TileStatus(
-            count, rows, value_dtype, simulated=[[None] * count for _ in range(rows or 1)]
+            count,
+            rows,
+            value_dtype,
+            deterministic=ordered,
+            simulated=[[None] * count for _ in range(rows or 1)],
         )
     from cuda.core import Device
 
@@ -348,6 +389,7 @@ def tile_status(tiles: int | Sequence[int], dtype: Any, *, stream: Any = None) -
         count,
         rows,
         value_dtype,
+        deterministic=ordered,
         row_bytes=row_bytes,
         buffer=buffer,
         address=int(buffer.handle),

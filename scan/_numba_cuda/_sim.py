@@ -197,7 +197,11 @@ def _operand(function: str, name: str, obj: Any, memory: Memory | None = None) -
     if obj is None or obj is MISSING:
         return None
     if isinstance(obj, TileStatus):  # a look-back scan's status: an array of status elements
-        return ArrayFact(dtype=status_dtype(obj.dtype), ndim=len(obj.shape), memory="global")
+        return ArrayFact(
+            dtype=status_dtype(obj.dtype, deterministic=obj.deterministic),
+            ndim=len(obj.shape),
+            memory="global",
+        )
     if isinstance(obj, np.ndarray):
         return _array_fact(obj, memory)
     if isinstance(obj, tuple) and obj and all(isinstance(x, np.ndarray) for x in obj):

@@ -53,6 +53,7 @@ class LookbackCase:
     two_d: bool = False  # a (rows, tiles) status, tile=blockIdx.x
     reverse: bool = False
     algorithm: str | None = None
+    deterministic: bool = False  # scan.tile_status(..., deterministic=True)
 
     @property
     def value_dtype(self) -> np.dtype[Any]:
@@ -109,7 +110,7 @@ def _plans(case: LookbackCase) -> tuple[Any, Any, Any]:
         scan_op=_OPS.get(case.op, case.op),
         initial_value=operand if case.seeded else None,
         prefix_op=scan.lookback,
-        prefix_state=ArrayFact(status_dtype(dtype), 1),
+        prefix_state=ArrayFact(status_dtype(dtype, deterministic=case.deterministic), 1),
         block_aggregate=None,
         algorithm=case.algorithm,
         temp_storage=None,

@@ -493,6 +493,26 @@ WARPS = [
 
 LOOKBACKS = [
     lb.LookbackCase(),
+    # deterministic statuses: the ordered look-back, forward and reverse, seeded, 2-D
+    lb.LookbackCase(deterministic=True, tiles=6, short=9),
+    lb.LookbackCase(
+        dtype="float64",
+        mode="exclusive",
+        seeded=True,
+        reverse=True,
+        deterministic=True,
+        tiles=5,
+        algorithm="warp_scans",
+    ),
+    lb.LookbackCase(
+        dtype="pair",
+        op="compose",
+        block=(32, 2, 1),
+        rows=2,
+        two_d=True,
+        deterministic=True,
+        tiles=4,
+    ),
     lb.LookbackCase(
         dtype="pair", op="compose", block=(32, 2, 1), rows=2, two_d=True, short=5, tiles=4
     ),

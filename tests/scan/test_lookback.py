@@ -26,7 +26,7 @@ from numba.cuda.np.numpy_support import from_dtype
 import scan
 from scan import PlanError, ScanTypeError, block
 from scan._lookback import STATUS_SLACK, status_row_bytes
-from scan._plan import ArrayFact, ScalarFact
+from scan._plan import ArrayFact, ScalarFact, plan_fields
 from scan._tile_status import status_layout, status_unit
 
 pytestmark = pytest.mark.nvrtc
@@ -127,6 +127,35 @@ def test_status_dtypes_tell_values_apart():
     assert scan.tile_status_dtype(same) == scan.tile_status_dtype(PAIR)
 
 
+def test_a_deterministic_status_is_a_type_of_its_own():
+    plain, ordered = (scan.tile_status_dtype(np.float32, deterministic=d) for d in (False, True))
+    assert plain != ordered
+    assert ordered.itemsize == 16
+    plans = [
+        scan_plan(
+            values=ArrayFact(np.float32, 1, 4),
+            prefix_op=scan.lookback,
+            prefix_state=ArrayFact(status, 1),
+        )
+        for status in (plain, ordered)
+    ]
+    assert [p.deterministic for p in plans] == [False, True]
+    assert plans[0].key != plans[1].key
+    assert "deterministic" not in plan_fields(plans[0])  # earlier keys unchanged
+    # a deterministic status of other values is refused like any other
+    with pytest.raises(ScanTypeError, match="made for values of another dtype"):
+        scan_plan(
+            values=ArrayFact(np.float64, 1, 4),
+            prefix_op=scan.lookback,
+            prefix_state=ArrayFact(ordered, 1),
+        )
+
+
+def test_deterministic_must_be_a_bool():
+    with pytest.raises(ScanTypeError, match="deterministic= must be True or False"):
+        scan.tile_status(4, np.float32, deterministic="yes")
+
+
 # ---------------------------------------------------------------- CUB's layout
 
 
@@ -187,6 +216,11 @@ LAYOUT_CHILD = textwrap.dedent(
     status = types.Array(from_dtype(scan.tile_status_dtype(pair)), 1, "C")
     cubin = scan.compile(recurrence, (pairs, pairs, status), cc=(9, 0), block=128)
     print("linked" if cubin[:4] == b"\\x7fELF" else "not a cubin")
+    # a deterministic status: the ordered look-back against CCCL 3.0's ScanTileState
+    for dtype, kernel in ((pair, recurrence),):
+        ordered = types.Array(from_dtype(scan.tile_status_dtype(dtype, deterministic=True)), 1, "C")
+        cubin = scan.compile(kernel, (pairs, pairs, ordered), cc=(9, 0), block=128)
+        print("ordered" if cubin[:4] == b"\\x7fELF" else "not a cubin")
     """
 )
 
@@ -196,7 +230,7 @@ def test_status_layout_with_cccl_3_0(tmp_path):
     out = run_with_cccl_3_0(LAYOUT_CHILD, tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     # CCCL 3.0 keeps records apart from their status: 4 + 2 x 8 bytes a tile
-    assert out.stdout.split() == ["8", "32", "20", "32", "linked"]
+    assert out.stdout.split() == ["8", "32", "20", "32", "linked", "ordered"]
 
 
 # ---------------------------------------------------------------- kernels
@@ -229,14 +263,16 @@ def recurrence(ab, h, status):
     block.store(h[cuda.blockIdx.y], base, items)
 
 
-def _status(dtype, ndim):
-    return types.Array(from_dtype(scan.tile_status_dtype(dtype)), ndim, "C")
+def _status(dtype, ndim, deterministic=False):
+    status = scan.tile_status_dtype(dtype, deterministic=deterministic)
+    return types.Array(from_dtype(status), ndim, "C")
 
 
 @pytest.mark.parametrize(
     ("kernel", "argtypes", "threads"),
     [
         (cumsum, (types.int32[::1], types.int32[::1], _status(np.int32, 1)), 256),
+        (cumsum, (types.int32[::1], types.int32[::1], _status(np.int32, 1, True)), 256),
         (
             recurrence,
             (
@@ -324,15 +360,17 @@ TRIPLE = np.dtype([("x", np.float32), ("y", np.float32), ("n", np.int32)], align
 
 @pytest.mark.parametrize("algorithm", ["raking", "raking_memoize", "warp_scans"])
 @pytest.mark.parametrize(
-    ("dtype", "mode", "op", "seeded", "reverse"),
+    ("dtype", "mode", "op", "seeded", "reverse", "deterministic"),
     [
-        (np.int8, "exclusive", "+", False, False),
-        (np.uint64, "inclusive", "max", False, False),
-        (np.float64, "exclusive", "min", True, False),
-        (np.float32, "inclusive", "+", False, True),
+        (np.int8, "exclusive", "+", False, False, False),
+        (np.uint64, "inclusive", "max", False, False, False),
+        (np.float64, "exclusive", "min", True, False, False),
+        (np.float32, "inclusive", "+", False, True, False),
+        (np.float32, "inclusive", "+", False, False, True),
+        (np.float64, "exclusive", "+", True, True, True),
     ],
 )
-def test_lookback_providers_compile(algorithm, dtype, mode, op, seeded, reverse):
+def test_lookback_providers_compile(algorithm, dtype, mode, op, seeded, reverse, deterministic):
     from scan._compile import compile_provider
     from scan._primitives.block_scan import render_scan
 
@@ -344,12 +382,15 @@ def test_lookback_providers_compile(algorithm, dtype, mode, op, seeded, reverse)
         initial_value=ScalarFact(value) if seeded else None,
         values=ArrayFact(value, 1, 3),
         prefix_op=scan.lookback,
-        prefix_state=ArrayFact(scan.tile_status_dtype(value), 1),
+        prefix_state=ArrayFact(scan.tile_status_dtype(value, deterministic=deterministic), 1),
         algorithm=algorithm,
         block=(64, 2, 1),
         reverse=reverse,
     )
-    provider = compile_provider(plan.symbol, render_scan(plan), cc=CC)
+    assert plan.deterministic == deterministic
+    text = render_scan(plan)
+    assert ("ordered_lookback_op_t" in text) == deterministic
+    provider = compile_provider(plan.symbol, text, cc=CC)
     assert provider.ltoir
 
 

@@ -381,3 +381,82 @@ def test_reverse_exclusive_record_scan_keeps_the_operand_order(n: int) -> None:
         acc_a, acc_b = ab["a"][t] * acc_a, acc_a * ab["b"][t] + acc_b  # item t, then the rest
     np.testing.assert_allclose(out["a"], want_a, rtol=1e-8)
     np.testing.assert_allclose(out["b"], want_b, rtol=1e-8, atol=1e-8 * np.sqrt(n))
+
+
+# ---------------------------------------------------------------- deterministic statuses
+
+DET_THREADS, DET_ITEMS = 128, 8
+DET_TILE = DET_THREADS * DET_ITEMS
+
+
+@cuda.jit
+def ordered_cumsum(src: Any, dst: Any, status: Any) -> None:
+    """Tiles handed out to however many blocks the launch has, each block in tile order."""
+    items = cuda.local.array(DET_ITEMS, np.float32)
+    t = cuda.blockIdx.x
+    while t * DET_TILE < src.shape[0]:
+        block.load(src, t * DET_TILE, items, oob_default=0)
+        block.inclusive_sum(items, prefix_op=scan.lookback, prefix_state=status, tile=t)
+        block.store(dst, t * DET_TILE, items)
+        t += cuda.gridDim.x
+
+
+@cuda.jit
+def ordered_recurrence(ab: Any, h: Any, status: Any) -> None:
+    items = cuda.local.array(4, PAIR)
+    base = cuda.blockIdx.x * 512
+    block.load(ab, base, items, oob_default=(1.0, 0.0))
+    block.inclusive_scan(items, scan_op=compose, prefix_op=scan.lookback, prefix_state=status)
+    block.store(h, base, items)
+
+
+def test_a_deterministic_status_gives_the_same_bits_every_run_and_grid() -> None:
+    _same_bits(*((100, 1 << 22) if ON_GPU else (3, 5 * DET_TILE + 77)))
+
+
+@pytest.mark.sanitize
+def test_a_deterministic_status_under_the_sanitizers() -> None:
+    _same_bits(2, (40 if ON_GPU else 8) * DET_TILE + 5)
+
+
+def _same_bits(runs: int, n: int) -> None:
+    tiles = -(-n // DET_TILE)
+    src = (np.random.default_rng(11).standard_normal(n) * 1e3).astype(np.float32)
+    d_src = cuda.to_device(src)
+    d_dst = cuda.device_array_like(src)
+    status = scan.tile_status(tiles, np.float32, deterministic=True)
+    first = None
+    for run in range(runs):
+        # one block a tile, and on a GPU every other run fewer blocks than tiles, each
+        # walking its tiles in order (the simulator runs blocks one after another, so a
+        # block there cannot wait for a tile a later block scans)
+        grid = tiles if run % 2 == 0 or not ON_GPU else 37
+        status.reset()
+        ordered_cumsum[grid, DET_THREADS](d_src, d_dst, status)
+        got = d_dst.copy_to_host()
+        if first is None:
+            first = got
+            want = np.cumsum(src.astype(np.float64))
+            np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3 * np.abs(want).max())
+        else:
+            np.testing.assert_array_equal(got.view(np.uint32), first.view(np.uint32))
+
+
+def test_a_deterministic_recurrence_gives_the_same_bits_every_run() -> None:
+    runs, tiles = (100, 4096) if ON_GPU else (2, 6)
+    rng = np.random.default_rng(12)
+    ab = np.zeros(tiles * 512, PAIR)
+    ab["a"] = rng.uniform(0.9, 1.0, ab.size)
+    ab["b"] = rng.standard_normal(ab.size)
+    d_ab = cuda.to_device(ab)
+    d_h = cuda.device_array_like(ab)
+    status = scan.tile_status(tiles, PAIR, deterministic=True)
+    first = None
+    for _ in range(runs):
+        status.reset()
+        ordered_recurrence[tiles, 128](d_ab, d_h, status)
+        got = d_h.copy_to_host().view(np.uint32)
+        if first is None:
+            first = got
+        else:
+            np.testing.assert_array_equal(got, first)
