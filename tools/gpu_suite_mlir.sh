@@ -17,7 +17,8 @@
 #           tests/gpu/test_mlir_records_gpu.py (the record programs and cases
 #           against their NumPy references), tests/gpu/test_mlir_reduce_gpu.py
 #           (block reduce against NumPy), tests/gpu/test_mlir_reverse_gpu.py and
-#           tests/gpu/test_mlir_warp_gpu.py and tests/gpu/test_mlir_lookback_gpu.py
+#           tests/gpu/test_mlir_warp_gpu.py and tests/gpu/test_mlir_lookback_gpu.py and
+#           tests/gpu/test_mlir_neighbours_gpu.py (differences and run heads)
 #           (the reverse, warp and cross-block scans' docs programs against
 #           NumPy) and the compile suites (on the device)
 #   sanitizers  the record, block-reduce, warp-scan and cross-block (the tests
@@ -75,6 +76,7 @@ timeout "${MLIR_TEST_TIMEOUT:-300}" "$PY" -m pytest -q -p no:cacheprovider -W "$
     tests/gpu/test_mlir_gpu.py tests/gpu/test_mlir_records_gpu.py tests/gpu/test_mlir_reduce_gpu.py \
     tests/gpu/test_mlir_reverse_gpu.py tests/gpu/test_mlir_warp_gpu.py \
     tests/gpu/test_mlir_lookback_gpu.py tests/gpu/test_mlir_half_complex_gpu.py \
+    tests/gpu/test_mlir_neighbours_gpu.py \
     tests/scan/test_mlir_compile.py \
     tests/scan/test_mlir_reduce.py tests/scan/test_mlir_reverse.py tests/scan/test_mlir_warp.py \
     tests/scan/test_mlir_lookback.py \
@@ -94,6 +96,7 @@ if [ "${SANITIZE:-1}" != 0 ]; then
                 "$PY" -m pytest -q -p no:cacheprovider -W "$WARN" \
                 tests/gpu/test_mlir_records_gpu.py tests/gpu/test_mlir_reduce_gpu.py \
                 tests/gpu/test_mlir_warp_gpu.py tests/gpu/test_mlir_lookback_gpu.py \
+                tests/gpu/test_mlir_neighbours_gpu.py \
                 >"$OUT/sanitizer_mlir_$tool.log" 2>&1 &
             pids[$tool]=$!
         done

@@ -253,6 +253,22 @@ MUTATIONS = [
         'test = f"value_t r; {flag_callback.symbol}(&r, &a, &b); return r != value_t(0);"',
         'test = f"value_t r; {flag_callback.symbol}(&r, &b, &a); return r != value_t(0);"',
     ),
+    Mutation(
+        "ordered-lookback-is-cubs",
+        "deterministic status: the scan uses CUB's look-back (right results, grouping by timing)",
+        "scan/_codegen.py",
+        "using lookback_op_t = ordered_lookback_op_t;",
+        "using lookback_op_t = cub::TilePrefixCallbackOp<value_t, scan_op_t, tile_state_t>;",
+    ),
+    Mutation(
+        "ordered-lookback-stale-prefix",
+        "deterministic status: a tile met going forward adds its published prefix as if it "
+        "were its aggregate",
+        "scan/_codegen.py",
+        "      exclusive = status == cub::SCAN_TILE_INCLUSIVE ? value : "
+        "scan_op_t{}(exclusive, value);",
+        "      exclusive = scan_op_t{}(exclusive, value);",
+    ),
 ]
 
 

@@ -154,7 +154,7 @@ def test_float_sums_across_many_tiles(mode: str) -> None:
 
 
 def test_inclusive_max_without_a_seed() -> None:
-    x = np.random.default_rng(2).integers(-10**6, 10**6, 1500).astype(np.int64)
+    x = np.random.default_rng(2).integers(-(10**6), 10**6, 1500).astype(np.int64)
     got = run_sequence(x, 32, 4, "inclusive", "max")
     np.testing.assert_array_equal(got, np.maximum.accumulate(x))
 
