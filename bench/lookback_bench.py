@@ -393,7 +393,7 @@ def build_project(
 
     Returns ``{cfg: (ok, cubin path or the error)}``.
     """
-    from records_bench import compile_in_processes
+    from _harness import compile_in_processes
 
     jobs = {cfg: (cfg.key, ((cfg.kernel, cfg.threads, cfg.items, cfg.dtype),)) for cfg in cfgs}
     done = compile_in_processes(
@@ -522,7 +522,7 @@ def _build_program(unit: CubProgram, nvcc: str, cc: tuple[int, int]) -> CubProgr
 
 def build_cub(build_dir: Path, cc: tuple[int, int]) -> list[CubProgram]:
     """Build the C++ program once per CCCL (``cccl_candidates``), in parallel threads."""
-    from records_bench import build_nvcc_units
+    from _harness import build_nvcc_units
     from run_all import find_tool
 
     build_dir.mkdir(parents=True, exist_ok=True)
@@ -991,7 +991,8 @@ def time_round(entries: Sequence[Entry], spin: Any, reps: int, warmup: int, data
     ERROR record. This call's median of each entry goes to its
     ``round_medians``.
     """
-    from reduce_bench import MAX_SPIN_S, _rotate
+    from _harness import MAX_SPIN_S
+    from _harness import rotate as _rotate
 
     live = [e for e in entries if e.ok and e.launch is not None]
 
@@ -1235,7 +1236,8 @@ def run(
     warmup: int,
 ) -> list[Group]:
     """Build everything, then measure every task."""
-    from reduce_bench import Spinner, _target_cc
+    from _harness import Spinner
+    from _harness import target_cc as _target_cc
 
     cc = _target_cc()
     build_dir.mkdir(parents=True, exist_ok=True)
@@ -1696,7 +1698,7 @@ def main(argv: list[str] | None = None) -> int:
             "warmup": args.warmup,
         }
         write_json(groups, args.out / "lookback.json", meta)
-    from records_bench import run_outcome
+    from _harness import run_outcome
 
     return run_outcome("lookback_bench", [e for g in groups for e in g.entries], SETUP_ERRORS)
 

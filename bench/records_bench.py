@@ -102,10 +102,6 @@ import concurrent.futures
 import csv
 import functools
 import math
-import multiprocessing
-import os
-import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -117,6 +113,13 @@ from typing import Any
 
 import _common
 import numpy as np
+from _harness import (
+    build_nvcc_unit,
+    build_nvcc_units,
+    compile_in_processes,
+)
+from _harness import cub_runtime as _cub_runtime
+from _harness import device_pointer as _device_pointer
 from numba import cuda
 
 import statefn
@@ -663,29 +666,6 @@ def _find_tool(name: str) -> str | None:
     return find_tool(name)
 
 
-def _ptxas_usage(text: str) -> dict[str, str]:
-    """``{function: "regs=.. stack=.. spill_st=.. spill_ld=.."}`` from ``nvcc --resource-usage``."""
-    usage: dict[str, str] = {}
-    current = None
-    stack = ""
-    for line in text.splitlines():
-        m = re.search(r"Function properties for (\S+)", line)
-        if m:
-            current = m.group(1)
-            continue
-        m = re.search(
-            r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line
-        )
-        if m and current:
-            stack = f"stack={m.group(1)} spill_st={m.group(2)} spill_ld={m.group(3)}"
-            continue
-        m = re.search(r"Used (\d+) registers", line)
-        if m and current:
-            usage[current] = f"regs={m.group(1)} {stack}".strip()
-            current, stack = None, ""
-    return usage
-
-
 @dataclass
 class CubUnit:
     """One nvcc job: the kernels of one (task, threads, items)."""
@@ -712,16 +692,6 @@ def _cub_units(quick: bool, build_dir: Path, tasks: Sequence[str] = TASKS) -> li
     ]
 
 
-def _nvcc_argv(nvcc: str, cc: tuple[int, int], source: Path, cubin: Path) -> list[str]:
-    from run_all import find_cuda_home
-
-    argv = [nvcc, "-O3", "-std=c++17", f"-arch=sm_{cc[0]}{cc[1]}", "-cubin", "--resource-usage"]
-    home = find_cuda_home()
-    if home is not None and (home / "include" / "cccl").is_dir():
-        argv.append(f"-I{home / 'include' / 'cccl'}")
-    return [*argv, "-o", str(cubin), str(source)]
-
-
 def _build_cub_unit(unit: CubUnit, nvcc: str, cc: tuple[int, int]) -> CubUnit:
     """Compile one unit; skipped when its cubin is newer than its inputs, same command."""
     lines = [
@@ -734,144 +704,6 @@ def _build_cub_unit(unit: CubUnit, nvcc: str, cc: tuple[int, int]) -> CubUnit:
         ),
     ]
     return build_nvcc_unit(unit, nvcc, cc, CU_SOURCE, lines)
-
-
-def build_nvcc_unit(
-    unit: Any, nvcc: str, cc: tuple[int, int], cu_source: Path, lines: Sequence[str]
-) -> Any:
-    """Write a generated unit (`lines`, including `cu_source`) beside ``unit.cubin``; compile it.
-
-    Skipped when the cubin is newer than both sources and was built by the same
-    command. Sets ``unit.ok``, ``unit.message``, ``unit.seconds`` and, when the
-    unit has the field, ``unit.usage`` (ptxas's per-kernel resource usage);
-    returns the unit. The CUB contenders of every benchmark are built this way.
-    """
-    started = time.perf_counter()
-    source = unit.cubin.with_suffix(".cu")
-    text = "\n".join(lines) + "\n"
-    if not source.exists() or source.read_text() != text:
-        source.write_text(text)
-    argv = _nvcc_argv(nvcc, cc, source, unit.cubin)
-    stamp = unit.cubin.with_suffix(".cmd")
-    log = unit.cubin.with_suffix(".log")
-    usage = hasattr(unit, "usage")
-    fresh = (
-        unit.cubin.exists()
-        and stamp.exists()
-        and stamp.read_text() == " ".join(argv)
-        and unit.cubin.stat().st_mtime >= max(cu_source.stat().st_mtime, source.stat().st_mtime)
-    )
-    if fresh:
-        unit.ok, unit.message = True, "up to date"
-        if usage:
-            unit.usage = _ptxas_usage(log.read_text()) if log.exists() else {}
-        return unit
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=900, check=False)
-        log.write_text(" ".join(argv) + "\n" + proc.stdout + proc.stderr)
-        unit.ok = proc.returncode == 0 and unit.cubin.exists()
-        unit.message = "built" if unit.ok else f"nvcc rc={proc.returncode}: {proc.stderr[-800:]}"
-        if usage:
-            unit.usage = _ptxas_usage(proc.stdout + proc.stderr)
-        if unit.ok:
-            stamp.write_text(" ".join(argv))
-    except Exception as exc:
-        unit.ok, unit.message = False, f"{type(exc).__name__}: {exc}"
-    unit.seconds = time.perf_counter() - started
-    return unit
-
-
-def run_outcome(bench: str, entries: Sequence[Any], setup_errors: Sequence[str]) -> int:
-    """Print a benchmark's last lines (contenders, failures, what could not be set up);
-    its exit status: 1 when a contender failed its check, one could not be set up, or
-    none ran."""
-    failed = [e for e in entries if not e.ok]
-    print(
-        f"{bench}: {len(entries)} contenders, {len(failed)} failed, "
-        f"{len(setup_errors)} could not be set up",
-        flush=True,
-    )
-    for line in setup_errors:
-        print(f"  not set up: {line[:300]}", flush=True)
-    return 1 if failed or setup_errors or not entries else 0
-
-
-def compile_in_processes(
-    bench: str,
-    jobs: dict[Any, tuple[str, tuple[Any, ...]]],
-    job: Callable[..., dict[str, Any]],
-    cc: tuple[int, int],
-    out_dir: Path,
-) -> dict[Any, dict[str, Any] | str]:
-    """Run ``job(*args, cc, str(out_dir))`` for every ``key: (label, args)`` of `jobs`.
-
-    The benchmarks' ``scan.compile`` of their project kernels, in a process
-    pool (spawned: no CUDA state; the processes fill the shared disk cache).
-    Returns each job's result dict, or its error message; prints each failure
-    under its label and one summary line for `bench`.
-    """
-    out_dir.mkdir(parents=True, exist_ok=True)
-    workers = max(1, min(len(jobs), os.cpu_count() or 1))
-    results: dict[Any, dict[str, Any] | str] = {}
-    started = time.perf_counter()
-    seconds = 0.0
-    context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = {
-            pool.submit(job, *args, cc, str(out_dir)): key for key, (_, args) in jobs.items()
-        }
-        for future in concurrent.futures.as_completed(futures):
-            key = futures[future]
-            try:
-                done = future.result()
-            except Exception as exc:
-                message = f"{type(exc).__name__}: {exc}".replace("\n", " | ")[:600]
-                results[key] = message
-                print(f"  project {jobs[key][0]}: FAILED {message}", flush=True)
-                continue
-            seconds += float(done.get("seconds", 0.0))
-            results[key] = done
-    failed = sum(isinstance(r, str) for r in results.values())
-    print(
-        f"{bench}: project: {len(jobs)} kernels via scan.compile (sm_{cc[0]}{cc[1]}) in "
-        f"{time.perf_counter() - started:.1f} s wall, {workers} processes "
-        f"({seconds:.1f} s summed); {failed} failed",
-        flush=True,
-    )
-    return results
-
-
-def build_nvcc_units(
-    bench: str,
-    units: list[Any],
-    build_one: Callable[[Any, str], Any],
-    nvcc: str | None,
-    cc: tuple[int, int],
-) -> list[Any]:
-    """Run ``build_one(unit, nvcc)`` for every unit in parallel threads; print the wall time.
-
-    Without `nvcc` every unit is marked not built (its ``message`` says why).
-    """
-    if nvcc is None:
-        for unit in units:
-            unit.message = "nvcc not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin"
-        print(f"{bench}: cub_cpp: nvcc not found; no CUB contenders", flush=True)
-        return units
-    started = time.perf_counter()
-    workers = max(1, min(len(units), os.cpu_count() or 1))
-    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-        list(pool.map(lambda u: build_one(u, nvcc), units))
-    wall = time.perf_counter() - started
-    failed = [u for u in units if not u.ok]
-    print(
-        f"{bench}: cub_cpp: {len(units)} nvcc units (sm_{cc[0]}{cc[1]}) in {wall:.1f} s wall, "
-        f"{workers} at a time; {len(failed)} failed",
-        flush=True,
-    )
-    for unit in units:
-        state = "ok" if unit.ok else "FAILED"
-        print(f"  {unit.cubin.name}: {state} {unit.seconds:.1f} s {unit.message[:300]}", flush=True)
-    return units
 
 
 def build_cub(
@@ -966,43 +798,6 @@ def _target_cc() -> tuple[int, int]:
 
 
 # ---------------------------------------------------------------------------- CUB C++ launching
-
-
-def _cuda_core() -> Any:
-    try:
-        import cuda.core as core
-
-        if hasattr(core, "launch"):
-            return core
-    except ImportError:
-        pass
-    import cuda.core.experimental as core_experimental
-
-    return core_experimental
-
-
-def _legacy_stream(core: Any) -> Any:
-    """The legacy default stream (numba-cuda launches there), as cuda.core names it."""
-    stream = getattr(core, "LEGACY_DEFAULT_STREAM", None)
-    if stream is not None:
-        return stream
-    from_handle = getattr(core.Stream, "from_handle", None)
-    if from_handle is not None:
-        return from_handle(0)
-    return core.Device().default_stream
-
-
-@functools.cache
-def _cub_runtime() -> tuple[Any, Any]:
-    """cuda.core on the device numba-cuda uses (its primary context), and the stream."""
-    core = _cuda_core()
-    device = core.Device(int(cuda.get_current_device().id))
-    device.set_current()
-    return core, _legacy_stream(core)
-
-
-def _device_pointer(array: Any) -> int:
-    return int(array.__cuda_array_interface__["data"][0])
 
 
 def make_cub_launch(data: TaskData, cubin: Path, symbol: str, threads: int) -> Callable[[], None]:

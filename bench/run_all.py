@@ -19,6 +19,9 @@ does not cost the others), in priority order:
 ``bf16_rowscan``    bfloat16 rows scanned in float32 with a carried prefix, bfloat16 out,
                     against CUB C++, ``torch.cumsum`` and Triton (``bf16_rowscan.py``; its
                     table, CSV and timed samples go to ``--out`` too)
+``neighbours``      row-wise adjacent differences and run heads with a carried item
+                    against the same CUB calls in C++ (``neighbours_bench.py``; its
+                    table, CSV and timed samples go to ``--out`` too)
 ``triton``          the Triton kernel (``triton_rowscan.py``)
 ``peers``           copy, torch.cumsum, cupy.cumsum (``peers.py --which basic``)
 ``first_launch``    time to first launch, cold and warm cache (``rowscan.py --first-launch``)
@@ -92,6 +95,7 @@ PART_NAMES = (
     "warp",
     "lookback",
     "bf16_rowscan",
+    "neighbours",
     "triton",
     "peers",
     "first_launch",
@@ -1451,6 +1455,14 @@ def main(argv: list[str] | None = None) -> int:
             ],
             180,
         ),
+        "neighbours": (
+            [
+                *(py, str(BENCH / "neighbours_bench.py")),
+                *(["--quick"] if args.quick else []),
+                *("--build-dir", str(work / "neighbours"), "--out", str(out_dir)),
+            ],
+            180,
+        ),
         "triton": ([py, str(BENCH / "triton_rowscan.py"), *common, *shape_args], 150),
         "peers": ([py, str(BENCH / "peers.py"), "--which", "basic", *common, *shape_args], 120),
         "first_launch": (
@@ -1526,6 +1538,7 @@ def main(argv: list[str] | None = None) -> int:
                 "warp",
                 "lookback",
                 "bf16_rowscan",
+                "neighbours",
             ):
                 run_env = dict(env)
                 run_env.setdefault("STATEFN_SCAN_CACHE_DIR", str(work / "scan-cache"))
