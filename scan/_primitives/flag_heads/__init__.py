@@ -149,7 +149,8 @@ def plan_flag_heads(
     if flags.dtype not in FLAG_DTYPES:
         raise ScanTypeError(
             f"{f}: flags has dtype {statefn.dtype_name(flags.dtype)}; flags are bool or "
-            "integers (1 at a head, 0 elsewhere): allocate them with np.int32 or np.bool_"
+            "integers (1 at a head, 0 elsewhere): allocate them with np.int32 or np.bool_, "
+            "and pass them first: flag_heads(flags, items)"
         )
     if flags.length is not None and flags.length != ipt:
         raise ScanTypeError(
