@@ -117,21 +117,21 @@ MUTATIONS = [
     Mutation(
         "zip-store-member",
         "zipped store: a field's array receives the member of its position, not the named field",
-        "scan/_codegen.py",
+        "scan/_primitives/tile_io/_render.py",
         'member = f"thread_items[i].f{members[name]}"',
         'member = f"thread_items[i].f{j}"',
     ),
     Mutation(
         "zip-padding-field0",
         "zipped load: every field's padding taken from field 0's default",
-        "scan/_codegen.py",
+        "scan/_primitives/tile_io/_render.py",
         'f"&static_cast<const value_t*>(oob_default)->f{members[name]}"',
         'f"&static_cast<const value_t*>(oob_default)->f0"',
     ),
     Mutation(
         "zip-handover-warp",
         "zipped I/O: fields handed over with __syncwarp where their exchange is block-wide",
-        "scan/_codegen.py",
+        "scan/_primitives/tile_io/_render.py",
         '    return "__syncthreads(); // the next field reuses the temp storage"',
         '    return "__syncwarp(); // the next field reuses the temp storage"',
     ),
@@ -159,14 +159,14 @@ MUTATIONS = [
     Mutation(
         "tile-tail-count",
         "tile I/O: a partial tile's guarded accesses count from the tile's start, not the thread's",
-        "scan/_codegen.py",
+        "scan/_primitives/tile_io/_render.py",
         'args = f"0, p + first, {buffer}, valid_items - first"',
         'args = f"0, p + first, {buffer}, valid_items"',
     ),
     Mutation(
         "tile-io-barrier",
         "tile I/O: the barrier after an exchange through shared memory dropped",
-        "scan/_codegen.py",
+        "scan/_primitives/tile_io/_render.py",
         '        "  __syncthreads(); // temp storage may be reused after this barrier"\n'
         "        if plan.auto_sync and plan.uses_shared_memory",
         '        ""\n        if plan.auto_sync and plan.uses_shared_memory',
@@ -189,7 +189,7 @@ MUTATIONS = [
         "half-store-last-unrounded",
         "converting store (float16/bfloat16 array): a thread's last item not rounded into the "
         "array's type",
-        "scan/_codegen.py",
+        "scan/_primitives/tile_io/_render.py",
         'f"    for (int i = 0; i < {n}; ++i) memory_items[i] = to_memory(thread_items[i]);\\n"',
         'f"    for (int i = 0; i + 1 < {n}; ++i) memory_items[i] = to_memory(thread_items[i]);\\n"',
     ),
@@ -219,7 +219,7 @@ MUTATIONS = [
         "half-vectors-offset",
         "converting vectorize tile: each thread's 16-byte vectors taken at rank, not at its first "
         "item (rank x items)",
-        "scan/_codegen.py",
+        "scan/_primitives/tile_io/_render.py",
         'first = f"cub::RowMajorTid({bx}, {by}, {bz}) * {n}"',
         'first = f"cub::RowMajorTid({bx}, {by}, {bz})"',
     ),

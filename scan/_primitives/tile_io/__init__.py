@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..._codegen import CallbackDecl, tile_io_unit
+from ..._codegen import CallbackDecl
 from ..._errors import ScanTypeError
 from ..._plan import (
     ArrayFact,
@@ -28,6 +28,7 @@ from ..._plan import (
 )
 from ..._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
 from ..block_scan import COMMON
+from ._render import tile_io_unit
 from ._stubs import FUNCTIONS as STUBS
 
 __all__ = ["CALLS", "OPERANDS", "SPEC", "io_params", "render_tile_io"]
@@ -99,7 +100,7 @@ OPERANDS = (
 def render_tile_io(
     plan: TileIOPlan, *, symbol: str | None = None, storage: str | None = None
 ) -> str:
-    """C++ source of a tile load or store provider (:func:`scan._codegen.tile_io_unit`)."""
+    """C++ source of a tile load or store provider (:func:`._render.tile_io_unit`)."""
     return tile_io_unit(plan, symbol=symbol, storage=storage, params=c_parameters(OPERANDS))
 
 

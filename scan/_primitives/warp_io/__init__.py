@@ -29,7 +29,7 @@ from typing import Any, ClassVar, Literal
 import attrs
 import numpy as np
 
-from ..._codegen import CallbackDecl, conversion_decl, render_unit, value_decl, word_moves
+from ..._codegen import CallbackDecl, render_unit, value_decl
 from ..._errors import PlanError, ScanTypeError
 from ..._plan import (
     ArrayFact,
@@ -50,6 +50,7 @@ from ..._plan import (
 from ..._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
 from ..._vocab import widens
 from ..tile_io import io_params
+from ..tile_io._render import conversion_decl, word_moves
 from ..tile_io._stubs import WARP_FUNCTIONS
 from ..warp_scan import WARP_OPTIONS, check_lanes
 
