@@ -40,11 +40,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("scan._vocab", "scan._target", "scan._spec", "scan._shapes"),
     ("scan._plan", "scan._toolchain"),
     ("scan._codegen", "scan._keys", "scan._pch"),
-    (
-        "scan._primitives.block_scan",
-        "scan._primitives._neighbours",
-        "scan._primitives.tile_io._render",
-    ),
+    ("scan._primitives.tile_io._unit", "scan._primitives.block_scan._unit"),
+    ("scan._primitives.block_scan", "scan._primitives._neighbours"),
     (
         "scan._primitives.tile_io",
         "scan._primitives.block_reduce",

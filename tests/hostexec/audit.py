@@ -53,14 +53,14 @@ MUTATIONS = [
     Mutation(
         "reverse-prefix-to-rank",
         "reverse scan: each thread's prefix is sent back to `rank` instead of `mirror`",
-        "scan/_codegen.py",
+        "scan/_primitives/block_scan/_unit.py",
         '"  reverse_slots[1][mirror] = thread_prefix;",',
         '"  reverse_slots[1][rank] = thread_prefix;",',
     ),
     Mutation(
         "reverse-first-barrier",
         "reverse scan: the barrier between writing the mirrored totals and scanning them dropped",
-        "scan/_codegen.py",
+        "scan/_primitives/block_scan/_unit.py",
         '        "  __syncthreads();",\n        "  value_t thread_prefix;",',
         '        "  value_t thread_prefix;",',
     ),
@@ -102,7 +102,7 @@ MUTATIONS = [
     Mutation(
         "lookback-publish-unseeded",
         "look-back: tile 0 publishes its aggregate without the initial value",
-        "scan/_codegen.py",
+        "scan/_primitives/block_scan/_unit.py",
         '        published = "scan_op_t{}(*static_cast<const value_t*>(initial_value), '
         'tile_aggregate)"',
         '        published = "tile_aggregate"',
@@ -110,28 +110,28 @@ MUTATIONS = [
     Mutation(
         "lookback-tile-ignored",
         "look-back: the tile= index ignored (the block's linear index always)",
-        "scan/_codegen.py",
+        "scan/_primitives/block_scan/_unit.py",
         "tile < 0 ? static_cast<long long>({linear}) : tile;",
         "static_cast<long long>({linear});",
     ),
     Mutation(
         "zip-store-member",
         "zipped store: a field's array receives the member of its position, not the named field",
-        "scan/_primitives/tile_io/_render.py",
+        "scan/_primitives/tile_io/_unit.py",
         'member = f"thread_items[i].f{members[name]}"',
         'member = f"thread_items[i].f{j}"',
     ),
     Mutation(
         "zip-padding-field0",
         "zipped load: every field's padding taken from field 0's default",
-        "scan/_primitives/tile_io/_render.py",
+        "scan/_primitives/tile_io/_unit.py",
         'f"&static_cast<const value_t*>(oob_default)->f{members[name]}"',
         'f"&static_cast<const value_t*>(oob_default)->f0"',
     ),
     Mutation(
         "zip-handover-warp",
         "zipped I/O: fields handed over with __syncwarp where their exchange is block-wide",
-        "scan/_primitives/tile_io/_render.py",
+        "scan/_primitives/tile_io/_unit.py",
         '    return "__syncthreads(); // the next field reuses the temp storage"',
         '    return "__syncwarp(); // the next field reuses the temp storage"',
     ),
@@ -159,14 +159,14 @@ MUTATIONS = [
     Mutation(
         "tile-tail-count",
         "tile I/O: a partial tile's guarded accesses count from the tile's start, not the thread's",
-        "scan/_primitives/tile_io/_render.py",
+        "scan/_primitives/tile_io/_unit.py",
         'args = f"0, p + first, {buffer}, valid_items - first"',
         'args = f"0, p + first, {buffer}, valid_items"',
     ),
     Mutation(
         "tile-io-barrier",
         "tile I/O: the barrier after an exchange through shared memory dropped",
-        "scan/_primitives/tile_io/_render.py",
+        "scan/_primitives/tile_io/_unit.py",
         '        "  __syncthreads(); // temp storage may be reused after this barrier"\n'
         "        if plan.auto_sync and plan.uses_shared_memory",
         '        ""\n        if plan.auto_sync and plan.uses_shared_memory',
@@ -174,14 +174,14 @@ MUTATIONS = [
     Mutation(
         "exclusive-first-output",
         "scan of integers with a callback: an exclusive scan's first item not given the prefix",
-        "scan/_codegen.py",
+        "scan/_primitives/block_scan/_unit.py",
         '    if start:\n        lines.append("  output[0] = thread_prefix;")',
         "    if start:\n        pass",
     ),
     Mutation(
         "callback-barrier-raking",
         "scans with a callback: the trailing barrier left out for raking too (not only warp_scans)",
-        "scan/_codegen.py",
+        "scan/_primitives/block_scan/_unit.py",
         '        and plan.algorithm == "warp_scans"\n        and plan.temp_storage == "implicit"',
         '        and plan.temp_storage == "implicit"',
     ),
@@ -189,7 +189,7 @@ MUTATIONS = [
         "half-store-last-unrounded",
         "converting store (float16/bfloat16 array): a thread's last item not rounded into the "
         "array's type",
-        "scan/_primitives/tile_io/_render.py",
+        "scan/_primitives/tile_io/_unit.py",
         'f"    for (int i = 0; i < {n}; ++i) memory_items[i] = to_memory(thread_items[i]);\\n"',
         'f"    for (int i = 0; i + 1 < {n}; ++i) memory_items[i] = to_memory(thread_items[i]);\\n"',
     ),
@@ -219,7 +219,7 @@ MUTATIONS = [
         "half-vectors-offset",
         "converting vectorize tile: each thread's 16-byte vectors taken at rank, not at its first "
         "item (rank x items)",
-        "scan/_primitives/tile_io/_render.py",
+        "scan/_primitives/tile_io/_unit.py",
         'first = f"cub::RowMajorTid({bx}, {by}, {bz}) * {n}"',
         'first = f"cub::RowMajorTid({bx}, {by}, {bz})"',
     ),
@@ -256,7 +256,7 @@ MUTATIONS = [
     Mutation(
         "ordered-lookback-is-cubs",
         "deterministic status: the scan uses CUB's look-back (right results, grouping by timing)",
-        "scan/_codegen.py",
+        "scan/_primitives/block_scan/_unit.py",
         "using lookback_op_t = ordered_lookback_op_t;",
         "using lookback_op_t = cub::TilePrefixCallbackOp<value_t, scan_op_t, tile_state_t>;",
     ),
@@ -264,7 +264,7 @@ MUTATIONS = [
         "ordered-lookback-stale-prefix",
         "deterministic status: a tile met going forward adds its published prefix as if it "
         "were its aggregate",
-        "scan/_codegen.py",
+        "scan/_primitives/block_scan/_unit.py",
         "      exclusive = status == cub::SCAN_TILE_INCLUSIVE ? value : "
         "scan_op_t{}(exclusive, value);",
         "      exclusive = scan_op_t{}(exclusive, value);",

@@ -14,9 +14,9 @@ from hostexec import families as fam
 from hostexec import lookback as lb
 from hostexec import suite as host_cases
 from hostexec.kernels import scan_case_plans
-from scan._codegen import callback_barrier_suffices, thread_items_first
 from scan._primitives.block_reduce import ALGORITHMS as REDUCE_ALGORITHMS
-from scan._primitives.tile_io._render import ZIPPED_OWN_STORAGE, whole_warps_partial
+from scan._primitives.block_scan._unit import callback_barrier_suffices, thread_items_first
+from scan._primitives.tile_io._unit import ZIPPED_OWN_STORAGE, whole_warps_partial
 from scan._primitives.warp_io import ALGORITHMS as WARP_IO_ALGORITHMS
 from scan._primitives.warp_scan import LANES
 from scan._vocab import IO_ALGORITHMS, SCAN_ALGORITHMS

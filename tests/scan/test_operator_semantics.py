@@ -42,9 +42,10 @@ import pytest
 from helpers.plans import scan_plan
 
 import statefn
-from scan._codegen import OWN_PLUS, CallbackDecl, cub_plus
+from scan._codegen import CallbackDecl
 from scan._plan import ArrayFact, ScanPlan
 from scan._primitives.block_scan import render_scan
+from scan._primitives.block_scan._unit import OWN_PLUS, cub_plus
 
 N = 512  # operand pairs (or aggregates) per case
 SEED = 20261204

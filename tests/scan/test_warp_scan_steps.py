@@ -24,8 +24,8 @@ from numba import cuda
 import scan
 import statefn
 from scan import block
-from scan._codegen import OWN_PLUS, cub_plus
 from scan._plan import ArrayFact
+from scan._primitives.block_scan._unit import OWN_PLUS, cub_plus
 
 pytestmark = pytest.mark.nvrtc
 

@@ -187,7 +187,7 @@ def render_adjacent_difference(
     """C++ source of an adjacent difference's provider.
 
     `difference_callback` is the lowered user operator (when the plan has
-    one); `symbol` and `storage` as in :func:`scan._codegen.scan_unit`.
+    one); `symbol` and `storage` as in :func:`scan._primitives.block_scan._unit.scan_unit`.
     """
     n = plan.items_per_thread
     bx, by, bz = plan.block

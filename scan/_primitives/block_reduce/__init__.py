@@ -371,7 +371,8 @@ def render_reduce(
     """C++ source of a block reduce's provider.
 
     `reduce_callback` is the lowered user operator (when ``plan.reduce_op`` is
-    not built in); `symbol` and `storage` as in :func:`scan._codegen.scan_unit`.
+    not built in); `symbol` and `storage` as in
+    :func:`scan._primitives.block_scan._unit.scan_unit`.
     """
     n = plan.items_per_thread
     bx, by, bz = plan.block

@@ -15,11 +15,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..._codegen import CallbackDecl, callback_barrier_suffices, scan_unit
+from ..._codegen import CallbackDecl
 from ..._errors import ScanTypeError
 from ..._plan import ArrayFact, Block, ScanLikePlan, ScanPlan, as_array, as_scalar, plan_scan
 from ..._spec import AbiOperand, EntryPoint, Param, Primitive, Role, c_parameters
 from ._stubs import FUNCTIONS as STUBS
+from ._unit import callback_barrier_suffices, scan_unit
 
 __all__ = [
     "CALLS",
@@ -173,7 +174,7 @@ def render_scan(
     symbol: str | None = None,
     storage: str | None = None,
 ) -> str:
-    """C++ source of a block scan's provider (:func:`scan._codegen.scan_unit`)."""
+    """C++ source of a block scan's provider (:func:`._unit.scan_unit`)."""
     return scan_unit(
         plan,
         scan_callback=scan_callback,

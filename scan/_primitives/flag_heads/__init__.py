@@ -214,7 +214,7 @@ def render_flag_heads(
 
     `flag_callback` is the lowered user operator (when the plan has one; its
     result, converted to the items' type, flags a head where nonzero);
-    `symbol` and `storage` as in :func:`scan._codegen.scan_unit`.
+    `symbol` and `storage` as in :func:`scan._primitives.block_scan._unit.scan_unit`.
     """
     n = plan.items_per_thread
     bx, by, bz = plan.block

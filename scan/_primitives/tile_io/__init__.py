@@ -28,8 +28,8 @@ from ..._plan import (
 )
 from ..._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
 from ..block_scan import COMMON
-from ._render import tile_io_unit
 from ._stubs import FUNCTIONS as STUBS
+from ._unit import tile_io_unit
 
 __all__ = ["CALLS", "OPERANDS", "SPEC", "io_params", "render_tile_io"]
 
@@ -100,7 +100,7 @@ OPERANDS = (
 def render_tile_io(
     plan: TileIOPlan, *, symbol: str | None = None, storage: str | None = None
 ) -> str:
-    """C++ source of a tile load or store provider (:func:`._render.tile_io_unit`)."""
+    """C++ source of a tile load or store provider (:func:`._unit.tile_io_unit`)."""
     return tile_io_unit(plan, symbol=symbol, storage=storage, params=c_parameters(OPERANDS))
 
 

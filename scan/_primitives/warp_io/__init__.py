@@ -50,8 +50,8 @@ from ..._plan import (
 from ..._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
 from ..._vocab import widens
 from ..tile_io import io_params
-from ..tile_io._render import conversion_decl, word_moves
 from ..tile_io._stubs import WARP_FUNCTIONS
+from ..tile_io._unit import conversion_decl, word_moves
 from ..warp_scan import WARP_OPTIONS, check_lanes
 
 __all__ = ["ALGORITHMS", "CALLS", "OPERANDS", "SPEC", "WarpIOPlan", "plan_warp_io"]
