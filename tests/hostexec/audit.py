@@ -265,9 +265,23 @@ MUTATIONS = [
         "deterministic status: a tile met going forward adds its published prefix as if it "
         "were its aggregate",
         "scan/_primitives/block_scan/_unit.py",
-        "      exclusive = status == cub::SCAN_TILE_INCLUSIVE ? value : "
-        "scan_op_t{}(exclusive, value);",
-        "      exclusive = scan_op_t{}(exclusive, value);",
+        "        exclusive = done ? next : scan_op_t{}(exclusive, next);",
+        "        exclusive = scan_op_t{}(exclusive, next);",
+    ),
+    Mutation(
+        "ordered-lookback-one-lane",
+        "deterministic status: thread 0 alone walks back (the warp-wide wait hangs on a GPU)",
+        "scan/_primitives/block_scan/_unit.py",
+        "    if (lane == 0) tile_state.SetPartial(tile_index, block_aggregate);",
+        "    if (lane != 0) return block_aggregate;\n"
+        "    tile_state.SetPartial(tile_index, block_aggregate);",
+    ),
+    Mutation(
+        "ordered-lookback-window-newest-first",
+        "deterministic status: the tiles after the nearest inclusive one combined newest first",
+        "scan/_primitives/block_scan/_unit.py",
+        "    for (int l = nearest - 1; l >= 0; --l)",
+        "    for (int l = 0; l < nearest; ++l)",
     ),
 ]
 

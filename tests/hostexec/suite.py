@@ -495,6 +495,17 @@ LOOKBACKS = [
     lb.LookbackCase(),
     # deterministic statuses: the ordered look-back, forward and reverse, seeded, 2-D
     lb.LookbackCase(deterministic=True, tiles=6, short=9),
+    # more tiles than a look-back window (32): tiles look back past whole windows of
+    # partial tiles, and fold those windows forward, in order (compose does not commute)
+    lb.LookbackCase(
+        dtype="pair",
+        op="compose",
+        block=(32, 1, 1),
+        items_per_thread=1,
+        tiles=90,
+        short=3,
+        deterministic=True,
+    ),
     lb.LookbackCase(
         dtype="float64",
         mode="exclusive",

@@ -319,13 +319,16 @@ struct prefix_op_t {
 
 _ORDERED_LOOKBACK_TYPES = """\
 // prefix_op=scan.lookback with a deterministic status (scan.tile_status(...,
-// deterministic=True)): CUB's tile status in global memory. Thread 0 publishes
-// the tile's aggregate, walks back to the nearest earlier tile that has
-// published its inclusive prefix, then combines the tiles after that one
-// forward, in order (an inclusive prefix met on the way replaces the
-// combination so far: it is the same combination). Every tile's prefix is
-// then ((a0 op a1) op a2) op ... in one fixed order, whatever the timing, and
-// is published as the tile's inclusive prefix with the tile's aggregate.
+// deterministic=True)): CUB's tile status in global memory. The first warp
+// calls the callback (CUB's contract) and every lane takes part, since
+// ScanTileState::WaitForValid votes over the whole warp: lane 0 publishes the
+// tile's aggregate; the lanes look back over windows of 32 earlier tiles
+// (lane l at the window's tile - l) until one holds an inclusive prefix; then
+// the tiles after the nearest such tile are combined with it forward, in
+// order (an inclusive prefix met on the way replaces the combination so far:
+// it is the same combination). Every tile's prefix is then
+// ((a0 op a1) op a2) op ... in one fixed order, whatever the timing, and lane
+// 0 publishes it as the tile's inclusive prefix with the tile's aggregate.
 using tile_state_t = cub::ScanTileState<value_t>;
 struct ordered_lookback_op_t {
   struct TempStorage {};
@@ -335,22 +338,36 @@ struct ordered_lookback_op_t {
       tile_state_t& state, TempStorage&, scan_op_t, int tile)
       : tile_state(state), tile_index(tile) {}
   __device__ value_t operator()(value_t block_aggregate) {
-    // CUB's contract: only thread 0's return seeds the scan
-    if (threadIdx.x != 0 || threadIdx.y != 0 || threadIdx.z != 0) return block_aggregate;
-    tile_state.SetPartial(tile_index, block_aggregate);
+    // the lane: the block's x dimension is a multiple of 32 (the planner checks)
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    if (lane == 0) tile_state.SetPartial(tile_index, block_aggregate);
     typename tile_state_t::StatusWord status;
     value_t value;
-    int first = tile_index - 1;
-    for (;; --first) {
-      tile_state.WaitForValid(first, status, value);
-      if (status == cub::SCAN_TILE_INCLUSIVE) break;
+    // the window holding the nearest tile with an inclusive prefix (tile 0
+    // publishes one, so the walk ends by the window that reaches it)
+    int window = tile_index - 1;
+    unsigned inclusive;
+    for (;;) {
+      tile_state.WaitForValid(window - lane, status, value);
+      inclusive = __ballot_sync(0xffffffffu, status == cub::SCAN_TILE_INCLUSIVE);
+      if (inclusive != 0) break;
+      window -= 32;
     }
-    value_t exclusive = value;
-    for (int j = first + 1; j < tile_index; ++j) {
-      tile_state.WaitForValid(j, status, value);
-      exclusive = status == cub::SCAN_TILE_INCLUSIVE ? value : scan_op_t{}(exclusive, value);
+    const int nearest = __ffs(inclusive) - 1;  // the lane of the newest inclusive tile
+    value_t exclusive = cub::ShuffleIndex<32>(value, nearest, 0xffffffffu);
+    for (int l = nearest - 1; l >= 0; --l)  // that window's later tiles, oldest first
+      exclusive = scan_op_t{}(exclusive, cub::ShuffleIndex<32>(value, l, 0xffffffffu));
+    // the windows walked past, oldest first: tiles window + 1 .. tile_index - 1
+    for (int first = window + 1; first < tile_index; first += 32) {
+      const int count = tile_index - first < 32 ? tile_index - first : 32;
+      tile_state.WaitForValid(first + (lane < count ? lane : count - 1), status, value);
+      for (int l = 0; l < count; ++l) {
+        const bool done = __shfl_sync(0xffffffffu, status == cub::SCAN_TILE_INCLUSIVE, l);
+        const value_t next = cub::ShuffleIndex<32>(value, l, 0xffffffffu);
+        exclusive = done ? next : scan_op_t{}(exclusive, next);
+      }
     }
-    tile_state.SetInclusive(tile_index, scan_op_t{}(exclusive, block_aggregate));
+    if (lane == 0) tile_state.SetInclusive(tile_index, scan_op_t{}(exclusive, block_aggregate));
     return exclusive;
   }
 };

@@ -61,6 +61,12 @@ inline int RowMajorTid(int block_dim_x, int block_dim_y, int block_dim_z) {
   return static_cast<int>(t.x + d.x * (t.y + d.y * t.z));
 }
 
+//: Lane src_lane's input, for every lane of a logical warp of LOGICAL_WARP_THREADS lanes.
+template <int LOGICAL_WARP_THREADS, class T>
+T ShuffleIndex(T input, int src_lane, unsigned member_mask) {
+  return __shfl_sync(member_mask, input, src_lane, LOGICAL_WARP_THREADS);
+}
+
 //: Reduces a thread's items in order: op(op(op(x0, x1), x2), ...).
 template <class T, int N, class Op>
 T ThreadReduce(const T (&input)[N], Op op) {

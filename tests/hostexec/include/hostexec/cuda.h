@@ -105,6 +105,27 @@ T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32) {
   return ::hx::shuffle(mask, var, width, ::hx::shfl_xor, lane_mask, "__shfl_xor_sync");
 }
 
+// A vote among the lanes of the calling hardware warp named by `mask` (every
+// existing lane must be named, as for the shuffles): bit l set when lane l's
+// predicate is non-zero.
+inline unsigned __ballot_sync(unsigned mask, int predicate) {
+  const int r = ::hx::rank();
+  const int first = r / 32 * 32;
+  const int n = ::hx::block_threads() - first < 32 ? ::hx::block_threads() - first : 32;
+  const unsigned existing = n == 32 ? ~0u : ((1u << n) - 1);
+  if ((mask & existing) != existing)
+    ::hx::fail("__ballot_sync with mask 0x%08x: a mask that leaves out lanes of the warp is not "
+               "modelled", mask);
+  const int mine = predicate != 0 ? 1 : 0;
+  int all[32];
+  ::hx::group_exchange(first, n, &mine, all, sizeof(int), "__ballot_sync");
+  unsigned bits = 0;
+  for (int lane = 0; lane < n; ++lane) bits |= static_cast<unsigned>(all[lane]) << lane;
+  return bits;
+}
+
+inline int __ffs(int x) { return __builtin_ffs(x); }
+
 // ::cuda::std::plus<> (libcu++), which the generated code names for sums.
 namespace cuda {
 namespace std {

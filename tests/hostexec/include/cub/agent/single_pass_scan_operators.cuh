@@ -9,16 +9,24 @@
 // padding out of bounds. Status words carry a tag: reading a word that no
 // InitializeStatus/Set* wrote (an uninitialised status) is refused.
 //
+// WaitForValid is a warp collective, as CUB's is (it votes with
+// __any_sync(0xffffffff, ...) while any lane's tile is invalid): every lane of
+// the calling warp must call it, each for its own tile; a lane calling it
+// alone waits forever on the GPU and is refused here.
+//
 // TilePrefixCallbackOp is the prefix callback of a block scan of tile
-// tile_idx > 0: thread 0 publishes the tile's aggregate (partial), walks back
-// over the earlier tiles, waiting while one is invalid and combining the
-// aggregates (earlier tiles on the left) until it meets an inclusive prefix,
-// publishes its own inclusive prefix and returns the exclusive one. Only
-// thread 0's return is defined (the block scan uses no other).
+// tile_idx > 0, called by the 32 lanes of warp 0: lane 0 publishes the tile's
+// aggregate (partial); the warp walks back over the earlier tiles together,
+// waiting while one is invalid and combining the aggregates (earlier tiles on
+// the left) until it meets an inclusive prefix (lane 0's reads decide);
+// lane 0 publishes its own inclusive prefix and returns the exclusive one.
+// Only thread 0's return is defined (the block scan uses no other).
 
 #pragma once
 
 #include <cub/hostexec_common.cuh>
+
+#include <memory>
 
 namespace cub {
 
@@ -87,16 +95,28 @@ struct ScanTileState {
     put(slot, SCAN_TILE_PARTIAL);
   }
 
-  //: Waits while tile `tile_idx` (may be a padding tile: index < 0) is invalid.
+  //: Waits while tile `tile_idx` (may be a padding tile: index < 0) is invalid;
+  //: a warp collective: every lane of the calling warp calls it.
   void WaitForValid(int tile_idx, StatusWord& status, T& value) {
     const int slot = TILE_STATUS_PADDING + tile_idx;
     if (slot < 0 || tile_idx >= num_tiles_)
       ::hx::fail("cub::ScanTileState::WaitForValid(%d) of a status of %d tiles", tile_idx,
                  num_tiles_);
+    const int first = ::hx::rank() / 32 * 32;
+    if (::hx::block_threads() - first < 32)
+      ::hx::fail("cub::ScanTileState::WaitForValid in a warp of %d threads: it votes over a "
+                 "full warp", ::hx::block_threads() - first);
     for (;;) {
       status = get(slot, tile_idx);
-      if (status != SCAN_TILE_INVALID) break;
-      ::hx::count("look-back: waits on an invalid tile");
+      const int invalid = status == SCAN_TILE_INVALID ? 1 : 0;
+      int all[32];
+      ::hx::group_exchange(first, 32, &invalid, all, sizeof(int),
+                           "cub::ScanTileState::WaitForValid (a vote over the whole warp: "
+                           "every lane of the warp must call it)");
+      bool any = false;
+      for (int lane = 0; lane < 32; ++lane) any = any || all[lane] != 0;
+      if (!any) break;
+      if (::hx::rank() % 32 == 0) ::hx::count("look-back: waits on an invalid tile");
       ::hx::spin("the look-back waiting for an invalid tile status");
     }
     if (status == SCAN_TILE_PARTIAL) value = partial_[slot];
@@ -145,28 +165,38 @@ class TilePrefixCallbackOp {
       : status_(tile_status), storage_(temp_storage), op_(scan_op), tile_idx_(tile_idx) {}
 
   T operator()(T block_aggregate) {
-    if (::hx::rank() != 0) return ::hx::poison<T>();
+    const int rank = ::hx::rank();
+    if (rank >= 32)
+      ::hx::fail("cub::TilePrefixCallbackOp called by thread %d: CUB calls it from warp 0", rank);
     if (tile_idx_ < 1)
       ::hx::fail("cub::TilePrefixCallbackOp called for tile %d: tile 0 has no earlier tile",
                  tile_idx_);
+    const bool leader = rank == 0;
     const char* what = "cub::TilePrefixCallbackOp";
-    ::hx::StorageWindow window(&storage_, sizeof(TempStorage), what);
-    ::hx::sstore(&storage_.block_aggregate, block_aggregate, what);
-    status_.SetPartial(tile_idx_, block_aggregate);
+    std::unique_ptr<::hx::StorageWindow> window;  // lane 0's use of the TempStorage
+    if (leader) {
+      window.reset(new ::hx::StorageWindow(&storage_, sizeof(TempStorage), what));
+      ::hx::sstore(&storage_.block_aggregate, block_aggregate, what);
+      status_.SetPartial(tile_idx_, block_aggregate);
+    }
     ::hx::Maybe<T> exclusive{T{}, false};
     for (int j = tile_idx_ - 1;; --j) {
       typename ScanTileStateT::StatusWord s = 0;
       T value{};
-      status_.WaitForValid(j, s, value);
+      status_.WaitForValid(j, s, value);  // every lane waits on tile j; lane 0's read decides
+      s = __shfl_sync(0xffffffffu, s, 0);
+      value = __shfl_sync(0xffffffffu, value, 0);
       if (s == SCAN_TILE_OOB)
         ::hx::fail("the look-back of tile %d reached the padding before tile 0 without an "
                    "inclusive prefix",
                    tile_idx_);
-      ::hx::count(s == SCAN_TILE_PARTIAL ? "look-back: combines a partial tile"
-                                         : "look-back: stops at an inclusive tile");
+      if (leader)
+        ::hx::count(s == SCAN_TILE_PARTIAL ? "look-back: combines a partial tile"
+                                           : "look-back: stops at an inclusive tile");
       exclusive = {exclusive.defined ? op_(value, exclusive.value) : value, true};
       if (s == SCAN_TILE_INCLUSIVE) break;
     }
+    if (!leader) return ::hx::poison<T>();
     const T inclusive = op_(exclusive.value, block_aggregate);
     status_.SetInclusive(tile_idx_, inclusive);
     ::hx::sstore(&storage_.exclusive_prefix, exclusive.value, what);
