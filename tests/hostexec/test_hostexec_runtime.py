@@ -230,11 +230,11 @@ STATUS = """
 {init}
   __syncthreads();
   if (rank == 1 && {publish}) tile_state.SetInclusive(0, 5);
-  if (rank == 0) {{
+  if (rank < 32) {{  // a warp collective, as CUB's
     state_t::StatusWord s;
     int v;
     tile_state.WaitForValid(0, s, v);
-    a.src[0] = v;
+    if (rank == 0) a.src[0] = v;
   }}
 """
 

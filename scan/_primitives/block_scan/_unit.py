@@ -330,6 +330,23 @@ _ORDERED_LOOKBACK_TYPES = """\
 // ((a0 op a1) op a2) op ... in one fixed order, whatever the timing, and lane
 // 0 publishes it as the tile's inclusive prefix with the tile's aggregate.
 using tile_state_t = cub::ScanTileState<value_t>;
+// The pauses of CUB's look-back on sm_70 and later: on a grid of 500 blocks or
+// more, the warp sleeps before its first look at the earlier tiles (about an
+// L2 write's latency) and between polls of a window that still holds an
+// invalid tile, so that waiting warps leave the status's cache lines to the
+// tiles publishing to them; on smaller grids a fence keeps each poll a load.
+struct lookback_pause_t {
+  unsigned ns;
+  __device__ __forceinline__ void operator()() const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    if (gridDim.x >= 500) {
+      __nanosleep(ns);
+      return;
+    }
+#endif
+    __threadfence_block();
+  }
+};
 struct ordered_lookback_op_t {
   struct TempStorage {};
   tile_state_t& tile_state;
@@ -341,6 +358,8 @@ struct ordered_lookback_op_t {
     // the lane: the block's x dimension is a multiple of 32 (the planner checks)
     const int lane = static_cast<int>(threadIdx.x % 32);
     if (lane == 0) tile_state.SetPartial(tile_index, block_aggregate);
+    const lookback_pause_t poll{350};
+    lookback_pause_t{450}();
     typename tile_state_t::StatusWord status;
     value_t value;
     // the window holding the nearest tile with an inclusive prefix (tile 0
@@ -348,7 +367,7 @@ struct ordered_lookback_op_t {
     int window = tile_index - 1;
     unsigned inclusive;
     for (;;) {
-      tile_state.WaitForValid(window - lane, status, value);
+      tile_state.WaitForValid(window - lane, status, value, poll);
       inclusive = __ballot_sync(0xffffffffu, status == cub::SCAN_TILE_INCLUSIVE);
       if (inclusive != 0) break;
       window -= 32;
@@ -360,7 +379,7 @@ struct ordered_lookback_op_t {
     // the windows walked past, oldest first: tiles window + 1 .. tile_index - 1
     for (int first = window + 1; first < tile_index; first += 32) {
       const int count = tile_index - first < 32 ? tile_index - first : 32;
-      tile_state.WaitForValid(first + (lane < count ? lane : count - 1), status, value);
+      tile_state.WaitForValid(first + (lane < count ? lane : count - 1), status, value, poll);
       for (int l = 0; l < count; ++l) {
         const bool done = __shfl_sync(0xffffffffu, status == cub::SCAN_TILE_INCLUSIVE, l);
         const value_t next = cub::ShuffleIndex<32>(value, l, 0xffffffffu);

@@ -308,7 +308,7 @@ void syncwarp(unsigned mask) {
 }
 
 void group_exchange(int first, int size, const void* mine, void* all, size_t bytes,
-                    const char* what) {
+                    const char* what, bool progress) {
   Thread& t = me();
   Block& b = *t.block;
   if (t.rank < first || t.rank >= first + size || first / 32 != (first + size - 1) / 32)
@@ -326,7 +326,7 @@ void group_exchange(int first, int size, const void* mine, void* all, size_t byt
          first + size - 1, r.what, what);
   }
   if (bytes > 0) std::memcpy(r.data.data() + bytes * (t.rank - first), mine, bytes);
-  g_spins = 0;
+  if (progress) g_spins = 0;
   const uint64_t generation = r.generation;
   if (++r.arrived == size) {
     const unsigned lanes = size == 32 ? ~0u : (((1u << size) - 1) << (first % 32));
@@ -343,7 +343,7 @@ void group_exchange(int first, int size, const void* mine, void* all, size_t byt
 }
 
 void group_sync(int first, int size, const char* what) {
-  group_exchange(first, size, nullptr, nullptr, 0, what);
+  group_exchange(first, size, nullptr, nullptr, 0, what, true);
 }
 
 void spin(const char* what) {

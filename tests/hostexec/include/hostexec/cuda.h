@@ -44,6 +44,9 @@
 
 inline void __syncthreads() { ::hx::syncthreads(); }
 inline void __syncwarp(unsigned mask = 0xffffffffu) { ::hx::syncwarp(mask); }
+// Fences and sleeps order nothing more on the host: one fiber runs at a time.
+inline void __threadfence_block() {}
+inline void __nanosleep(unsigned) {}
 [[noreturn]] inline void __trap() { ::hx::fail("__trap() was called"); }
 
 namespace hx {

@@ -62,9 +62,11 @@ void syncwarp(unsigned mask);
 //: every one of them must call it. Orders their accesses like __syncwarp.
 void group_sync(int first, int size, const char* what);
 //: Exchange `bytes` bytes with every lane of the group: `all` receives each
-//: lane's `mine`, lane by lane (a register shuffle, not shared memory).
+//: lane's `mine`, lane by lane (a register shuffle, not shared memory). An
+//: exchange counts as progress against the spin limit unless `progress` is
+//: false (a vote among lanes polling global memory that has not changed).
 void group_exchange(int first, int size, const void* mine, void* all, size_t bytes,
-                    const char* what);
+                    const char* what, bool progress = true);
 //: Let other fibers run while this one waits for global memory to change.
 void spin(const char* what);
 

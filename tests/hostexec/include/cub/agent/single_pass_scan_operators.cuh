@@ -97,7 +97,12 @@ struct ScanTileState {
 
   //: Waits while tile `tile_idx` (may be a padding tile: index < 0) is invalid;
   //: a warp collective: every lane of the calling warp calls it.
-  void WaitForValid(int tile_idx, StatusWord& status, T& value) {
+  //: `pause` (CUB: a delay functor) runs between polls of an invalid tile.
+  struct NoPause {
+    void operator()() const {}
+  };
+  template <class Pause = NoPause>
+  void WaitForValid(int tile_idx, StatusWord& status, T& value, Pause pause = {}) {
     const int slot = TILE_STATUS_PADDING + tile_idx;
     if (slot < 0 || tile_idx >= num_tiles_)
       ::hx::fail("cub::ScanTileState::WaitForValid(%d) of a status of %d tiles", tile_idx,
@@ -112,11 +117,13 @@ struct ScanTileState {
       int all[32];
       ::hx::group_exchange(first, 32, &invalid, all, sizeof(int),
                            "cub::ScanTileState::WaitForValid (a vote over the whole warp: "
-                           "every lane of the warp must call it)");
+                           "every lane of the warp must call it)",
+                           /*progress=*/false);
       bool any = false;
       for (int lane = 0; lane < 32; ++lane) any = any || all[lane] != 0;
       if (!any) break;
       if (::hx::rank() % 32 == 0) ::hx::count("look-back: waits on an invalid tile");
+      pause();
       ::hx::spin("the look-back waiting for an invalid tile status");
     }
     if (status == SCAN_TILE_PARTIAL) value = partial_[slot];
