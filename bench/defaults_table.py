@@ -25,7 +25,8 @@ import sys
 
 import numpy as np
 
-from scan._plan import default_io, default_scan_algorithm
+from scan._primitives.block_scan._plan import default_scan_algorithm
+from scan._primitives.tile_io._plan import default_io
 
 
 def _rows(path, method, task="rowscan"):

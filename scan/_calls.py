@@ -83,7 +83,7 @@ def bind(name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[st
         For any other binding error (missing or surplus arguments).
     """
     entry = CALLS[name]
-    check_unknown_keywords(name, kwargs, set(entry.names))
+    check_unknown_keywords(name, kwargs, set(entry.names), for_call(name).keyword_hint)
     try:
         bound = entry.signature.bind(*args, **kwargs)
     except TypeError as exc:

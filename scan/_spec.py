@@ -323,6 +323,11 @@ class Primitive:
         ``simulate(block) -> list``: the block-wide semantics, each thread's
         result by rank, given every thread's inputs (:class:`BlockInputs`);
         None where the simulator has a family-specific path.
+    keyword_hint : callable or None
+        ``keyword_hint(key, name) -> str``: why call `key` of the family
+        takes no keyword `name` (one that other calls take), as `` (...)``
+        appended to the refusal, or ``""``
+        (:func:`scan._plan.check_unknown_keywords`).
     """
 
     family: str
@@ -342,6 +347,7 @@ class Primitive:
     stub_literals: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
     stub_declarations: str = ""
     simulate: Callable[[BlockInputs], list[Any]] | None = None
+    keyword_hint: Callable[[str, str], str] | None = None
 
     @operands.validator
     def _check_operands(self, _: Any, operands: tuple[AbiOperand, ...]) -> None:

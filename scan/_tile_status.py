@@ -33,7 +33,7 @@ from ._codegen import value_decl
 from ._compile import compile_kernel_unit
 from ._errors import ScanTypeError, ToolchainError
 from ._lookback import STATUS_SLACK, STATUS_UNIT, status_dtype, status_row_bytes, status_tiles_cxx
-from ._plan import check_status_dtype
+from ._primitives.block_scan._plan import check_status_dtype
 from ._target import arch
 
 __all__ = [

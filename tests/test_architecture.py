@@ -39,6 +39,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("scan._errors", "scan._shape_table", "scan._lookback"),
     ("scan._vocab", "scan._target", "scan._spec", "scan._shapes"),
     ("scan._plan", "scan._toolchain"),
+    ("scan._primitives.block_scan._plan", "scan._primitives.tile_io._plan"),
     ("scan._codegen", "scan._keys", "scan._pch"),
     ("scan._primitives.tile_io._unit", "scan._primitives.block_scan._unit"),
     ("scan._primitives.block_scan", "scan._primitives._neighbours"),
@@ -261,7 +262,11 @@ if __name__ == "__main__":
 
 #: The layers that handle every primitive family alike, through its spec
 #: (scan._primitives): none of them names a family's plan class or entry points.
+#: The shared planner (scan._plan) holds what several families use; each
+#: family's plan class and planner live in its own folder.
 FAMILY_NEUTRAL = (
+    "scan._plan",
+    "scan._codegen",
     "scan._calls",
     "scan._build",
     "scan.block",
@@ -277,6 +282,8 @@ PLAN_CLASSES = (
     "ReducePlan",
     "AdjacentDifferencePlan",
     "FlagHeadsPlan",
+    "WarpScanPlan",
+    "WarpIOPlan",
 )
 
 

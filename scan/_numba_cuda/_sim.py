@@ -57,14 +57,14 @@ from .._plan import (
     Memory,
     Operand,
     ScalarFact,
-    ScanPlan,
-    TileIOPlan,
     TupleFact,
     ZipFact,
     check_operand_range,
     tile_size,
 )
 from .._primitives import for_call, for_plan
+from .._primitives.block_scan._plan import ScanPlan
+from .._primitives.tile_io._plan import TileIOPlan
 from .._spec import THREAD_ZERO_ONLY
 from .._tile_status import TileStatus
 from .._vocab import WARP_THREADS, is_bfloat16, round_to_bfloat16

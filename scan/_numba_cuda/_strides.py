@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._plan import TileIOPlan
+from .._primitives.tile_io._plan import TileIOPlan
 
 __all__ = ["note_carried_scan", "tile_step_error"]
 

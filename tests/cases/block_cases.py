@@ -47,7 +47,7 @@ from scan import (
     block,
     warp,  # noqa: F401  (the generated warp-case kernels call it)
 )
-from scan._plan import REVERSE_EXCHANGE_LIMIT
+from scan._primitives.block_scan._plan import REVERSE_EXCHANGE_LIMIT
 from scan._vocab import is_bfloat16, round_to_bfloat16
 
 __all__ = [

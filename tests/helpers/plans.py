@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """Plans for tests: :func:`scan_plan` (an int32 ``inclusive_sum`` of 4 items at 128
-threads, ``raking``, with any of :func:`scan._plan.plan_scan`'s arguments overridden)
+threads, ``raking``, with any of :func:`plan_scan`'s arguments overridden)
 and :func:`tile_plan`, :func:`zipped_plan`."""
 
 from __future__ import annotations
@@ -9,21 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from scan._plan import (
-    ArrayFact,
-    ScanPlan,
-    TileIOPlan,
-    TupleFact,
-    ZipFact,
-    plan_scan,
-    plan_tile_io,
-)
+from scan._plan import ArrayFact, TupleFact, ZipFact
 from scan._primitives.block_reduce import ReducePlan, plan_reduce
+from scan._primitives.block_scan._plan import ScanPlan, plan_scan
+from scan._primitives.tile_io._plan import TileIOPlan, plan_tile_io
 from scan._primitives.warp_scan import WarpScanPlan, plan_warp_scan
 
 
 def scan_plan(**over: Any) -> ScanPlan:
-    """:func:`scan._plan.plan_scan` with these defaults, `over` replacing any of them."""
+    """:func:`plan_scan` with these defaults, `over` replacing any of them."""
     kwargs: dict[str, Any] = {
         "function": "inclusive_sum",
         "values": ArrayFact(np.int32, 1, 4),
@@ -45,7 +39,7 @@ def scan_plan(**over: Any) -> ScanPlan:
 def tile_plan(
     direction: str, dtype: Any, threads: int, items: int, algorithm: str | None
 ) -> TileIOPlan:
-    """:func:`scan._plan.plan_tile_io` for a 1-D array and library-owned storage."""
+    """:func:`plan_tile_io` for a 1-D array and library-owned storage."""
     dt = np.dtype(dtype)
     return plan_tile_io(
         function=direction,  # type: ignore[arg-type]
@@ -107,7 +101,7 @@ def zipped_plan(
     items: int = 4,
     oob: bool = False,
 ) -> TileIOPlan:
-    """:func:`scan._plan.plan_tile_io` of zipped tile I/O: one array per field of `record`
+    """:func:`plan_tile_io` of zipped tile I/O: one array per field of `record`
     (those `field` names, for a store)."""
     record = np.dtype(record)
     names = record.names if field is None else ((field,) if isinstance(field, str) else field)

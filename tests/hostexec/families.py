@@ -28,10 +28,12 @@ from typing import Any
 import numpy as np
 from cases import block_cases as bc
 
-from scan._plan import ArrayFact, ScalarFact, TupleFact, ZipFact, plan_scan, plan_tile_io
+from scan._plan import ArrayFact, ScalarFact, TupleFact, ZipFact
 from scan._primitives.adjacent_difference import plan_adjacent_difference
 from scan._primitives.block_reduce import plan_reduce
+from scan._primitives.block_scan._plan import plan_scan
 from scan._primitives.flag_heads import plan_flag_heads
+from scan._primitives.tile_io._plan import plan_tile_io
 from scan._primitives.warp_io import plan_warp_io
 from scan._primitives.warp_scan import plan_warp_scan
 

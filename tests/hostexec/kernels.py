@@ -31,7 +31,9 @@ import numpy as np
 from cases import block_cases as bc
 from cases.block_cases import ScanCase
 
-from scan._plan import ArrayFact, ScalarFact, plan_scan, plan_tile_io
+from scan._plan import ArrayFact, ScalarFact
+from scan._primitives.block_scan._plan import plan_scan
+from scan._primitives.tile_io._plan import plan_tile_io
 from scan._primitives.warp_scan import plan_warp_scan
 
 from .program import Arg, Program, array_decl, call, run, value_decls

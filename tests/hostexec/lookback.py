@@ -24,7 +24,9 @@ from cases import block_cases as bc
 
 import scan
 from scan._lookback import STATUS_SLACK, STATUS_UNIT, status_dtype, status_row_bytes
-from scan._plan import ArrayFact, ScalarFact, TupleFact, plan_scan, plan_tile_io
+from scan._plan import ArrayFact, ScalarFact, TupleFact
+from scan._primitives.block_scan._plan import plan_scan
+from scan._primitives.tile_io._plan import plan_tile_io
 from scan._tile_status import init_launch, status_unit
 
 from . import corpus

@@ -19,7 +19,8 @@ from hostexec import lookback as lb
 from hostexec.program import Arg, Program, call, run, value_decls
 from hostexec.suite import LOOKBACKS, NEIGHBOURS, REDUCES, WARPS, ZIPS
 from hostexec.toolchain import Builder
-from scan._plan import ArrayFact, plan_tile_io
+from scan._plan import ArrayFact
+from scan._primitives.tile_io._plan import plan_tile_io
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,8 @@ import pytest
 
 import statefn
 from scan import _build, _cache
-from scan._plan import ArrayFact, plan_scan
+from scan._plan import ArrayFact
+from scan._primitives.block_scan._plan import plan_scan
 
 pytestmark = pytest.mark.nvrtc
 

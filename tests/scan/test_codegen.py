@@ -19,10 +19,11 @@ from helpers.plans import scan_plan, zipped_plan
 import scan
 import statefn
 from scan._codegen import CallbackDecl
-from scan._plan import ArrayFact, ScalarFact, plan_tile_io
+from scan._plan import ArrayFact, ScalarFact
 from scan._primitives.block_scan import render_scan
 from scan._primitives.block_scan._unit import thread_items_first
 from scan._primitives.tile_io import render_tile_io
+from scan._primitives.tile_io._plan import plan_tile_io
 from scan._primitives.tile_io._unit import whole_warps_partial
 
 GOLDEN = Path(__file__).parent / "golden"

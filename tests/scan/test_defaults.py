@@ -8,13 +8,12 @@ import pytest
 from helpers.plans import scan_plan, tile_plan
 
 from scan import block
-from scan._plan import (
+from scan._plan import ArrayFact
+from scan._primitives.block_scan._plan import DEFAULT_SCAN, default_scan_algorithm
+from scan._primitives.tile_io._plan import (
     DEFAULT_IO,
-    DEFAULT_SCAN,
     VECTORIZE_ELSE_WARP_TRANSPOSE,
-    ArrayFact,
     default_io_algorithm,
-    default_scan_algorithm,
     plan_tile_io,
 )
 from scan._vocab import IO_ALGORITHMS, SCAN_ALGORITHMS

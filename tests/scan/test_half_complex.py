@@ -28,16 +28,11 @@ import scan
 import statefn
 from scan import _cache, block, warp
 from scan._codegen import render_group
-from scan._plan import (
-    ArrayFact,
-    ScalarFact,
-    ZipFact,
-    plan_fields,
-    plan_scan,
-    plan_tile_io,
-)
+from scan._plan import ArrayFact, ScalarFact, ZipFact, plan_fields
 from scan._primitives import for_plan
 from scan._primitives.block_reduce import plan_reduce
+from scan._primitives.block_scan._plan import plan_scan
+from scan._primitives.tile_io._plan import plan_tile_io
 from scan._primitives.warp_io import plan_warp_io
 
 ml_dtypes = pytest.importorskip("ml_dtypes", reason="bfloat16 needs ml_dtypes")

@@ -43,8 +43,9 @@ from helpers.plans import scan_plan
 
 import statefn
 from scan._codegen import CallbackDecl
-from scan._plan import ArrayFact, ScanPlan
+from scan._plan import ArrayFact
 from scan._primitives.block_scan import render_scan
+from scan._primitives.block_scan._plan import ScanPlan
 from scan._primitives.block_scan._unit import OWN_PLUS, cub_plus
 
 N = 512  # operand pairs (or aggregates) per case

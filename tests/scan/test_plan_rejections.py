@@ -19,7 +19,8 @@ from numba.cuda import types
 import scan
 import statefn
 from scan import PlanError, block
-from scan._plan import ArrayFact, ScalarFact, plan_tile_io, resolve_block
+from scan._plan import ArrayFact, ScalarFact, resolve_block
+from scan._primitives.tile_io._plan import plan_tile_io
 
 I32 = types.int32[::1]
 

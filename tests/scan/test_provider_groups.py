@@ -20,7 +20,9 @@ import scan
 import statefn
 from scan import _build, _cache, block
 from scan._codegen import group_storage, render_group
-from scan._plan import ArrayFact, plan_scan, plan_tile_io
+from scan._plan import ArrayFact
+from scan._primitives.block_scan._plan import plan_scan
+from scan._primitives.tile_io._plan import plan_tile_io
 
 pytestmark = pytest.mark.nvrtc
 

@@ -20,9 +20,10 @@ import scan
 import statefn
 from scan._codegen import CallbackDecl
 from scan._numba_cuda._callbacks import lower
-from scan._plan import ArrayFact, ScalarFact, TupleFact, plan_tile_io
+from scan._plan import ArrayFact, ScalarFact, TupleFact
 from scan._primitives.block_scan import render_scan
 from scan._primitives.tile_io import render_tile_io
+from scan._primitives.tile_io._plan import plan_tile_io
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", reason="compiles real kernels"

@@ -21,7 +21,8 @@ from numba import cuda
 import scan
 import statefn
 from scan import ScanTypeError, block
-from scan._plan import ArrayFact, ScalarFact, ScanPlan
+from scan._plan import ArrayFact, ScalarFact
+from scan._primitives.block_scan._plan import ScanPlan
 
 
 def running_total(state: Any, block_aggregate: Any) -> Any:

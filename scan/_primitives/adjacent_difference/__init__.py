@@ -149,7 +149,7 @@ def plan_adjacent_difference(
     )
 
 
-def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> AdjacentDifferencePlan:
+def _plan_call(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> AdjacentDifferencePlan:
     return plan_adjacent_difference(
         function=entry.key,
         items=facts["items"],
@@ -358,7 +358,7 @@ SPEC = Primitive(
     family="adjacent_difference",
     calls=CALLS,
     plan_type=AdjacentDifferencePlan,
-    plan=_plan,
+    plan=_plan_call,
     operands=OPERANDS,
     render=_render,
     callbacks=_callbacks,

@@ -267,7 +267,7 @@ def plan_reduce(
     )
 
 
-def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> ReducePlan:
+def _plan_call(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> ReducePlan:
     temp = as_array(entry.key, "temp_storage", facts["temp_storage"])
     return plan_reduce(
         function=entry.key,
@@ -594,7 +594,7 @@ SPEC = Primitive(
     family="reduce",
     calls=CALLS,
     plan_type=ReducePlan,
-    plan=_plan,
+    plan=_plan_call,
     operands=OPERANDS,
     render=_render,
     callbacks=_callbacks,

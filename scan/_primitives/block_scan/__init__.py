@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Block scans (``cub::BlockScan``): ``scan``, the two sums and the two scans with an operator.
 
-The family's calls, planner (:func:`scan._plan.plan_scan`), operand ABI,
+The family's calls, planner (:func:`._plan.plan_scan`), operand ABI,
 renderer (:func:`scan._codegen.render_scan`) and storage behaviour. The
 simulator runs scans on a path of its own (the prefix callback's protocol:
 the first warp's lanes call it in turn, each with its own state).
@@ -17,8 +17,9 @@ import numpy as np
 
 from ..._codegen import CallbackDecl
 from ..._errors import ScanTypeError
-from ..._plan import ArrayFact, Block, ScanLikePlan, ScanPlan, as_array, as_scalar, plan_scan
+from ..._plan import ArrayFact, Block, as_array, as_scalar
 from ..._spec import AbiOperand, EntryPoint, Param, Primitive, Role, c_parameters
+from ._plan import ScanLikePlan, ScanPlan, plan_scan
 from ._stubs import FUNCTIONS as STUBS
 from ._unit import callback_barrier_suffices, scan_unit
 
@@ -112,7 +113,7 @@ def scan_facts(entry: EntryPoint, facts: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> ScanPlan:
+def _plan_call(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> ScanPlan:
     name = entry.key
     return plan_scan(
         **scan_facts(entry, facts),
@@ -320,7 +321,7 @@ SPEC = Primitive(
     family="scan",
     calls=CALLS,
     plan_type=ScanPlan,
-    plan=_plan,
+    plan=_plan_call,
     operands=OPERANDS,
     render=_render,
     callbacks=scan_callbacks,

@@ -28,8 +28,8 @@ from ..._codegen import (
     value_includes,
 )
 from ..._lookback import LOOKBACK, status_tiles_cxx
-from ..._plan import ScanPlan
 from ..._vocab import CUB_SCAN_ALGORITHMS
+from ._plan import ScanPlan
 
 __all__ = [
     "OWN_PLUS",

@@ -171,7 +171,7 @@ def plan_flag_heads(
     )
 
 
-def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> FlagHeadsPlan:
+def _plan_call(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> FlagHeadsPlan:
     return plan_flag_heads(
         function=entry.key,
         flags=facts["flags"],
@@ -373,7 +373,7 @@ SPEC = Primitive(
     family="flag_heads",
     calls=CALLS,
     plan_type=FlagHeadsPlan,
-    plan=_plan,
+    plan=_plan_call,
     operands=OPERANDS,
     render=_render,
     callbacks=_callbacks,

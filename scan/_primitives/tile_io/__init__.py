@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Tile I/O (``cub::BlockLoad``/``cub::BlockStore``): ``load`` and ``store``.
 
-The family's calls, planner (:func:`scan._plan.plan_tile_io`), operand ABI,
+The family's calls, planner (:func:`._plan.plan_tile_io`), operand ABI,
 renderer (:func:`scan._codegen.render_tile_io`) and storage behaviour. The
 simulator moves tiles on a path of its own (it also tracks which items a
 partial load left unfilled).
@@ -16,18 +16,10 @@ import numpy as np
 
 from ..._codegen import CallbackDecl
 from ..._errors import ScanTypeError
-from ..._plan import (
-    ArrayFact,
-    Block,
-    TileIOPlan,
-    ZipFact,
-    as_array,
-    as_scalar,
-    check_index,
-    plan_tile_io,
-)
+from ..._plan import ArrayFact, Block, ZipFact, as_array, as_scalar, check_index
 from ..._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
 from ..block_scan import COMMON
+from ._plan import TileIOPlan, plan_tile_io
 from ._stubs import FUNCTIONS as STUBS
 from ._unit import tile_io_unit
 
@@ -58,7 +50,7 @@ def _io(name: Literal["load", "store"]) -> EntryPoint:
 CALLS = (_io("load"), _io("store"))
 
 
-def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> TileIOPlan:
+def _plan_call(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> TileIOPlan:
     name = entry.key
     array_name = "src" if entry.kind == "load" else "dst"
     given = facts[array_name]
@@ -108,6 +100,15 @@ def _render(
     plan: TileIOPlan, callbacks: Sequence[CallbackDecl], symbol: str | None, storage: str | None
 ) -> str:
     return render_tile_io(plan, symbol=symbol, storage=storage)
+
+
+def _keyword_hint(function: str, name: str) -> str:
+    if name == "field" and function == "load":
+        return (
+            " (field= picks the fields a store writes; a load from a tuple of arrays "
+            "fills every field of the record items)"
+        )
+    return ""
 
 
 def _shares_storage(plan: TileIOPlan) -> bool:
@@ -200,7 +201,7 @@ SPEC = Primitive(
     family="tile_io",
     calls=CALLS,
     plan_type=TileIOPlan,
-    plan=_plan,
+    plan=_plan_call,
     operands=OPERANDS,
     render=_render,
     callbacks=lambda plan: [],
@@ -210,4 +211,5 @@ SPEC = Primitive(
     docs=DOCS,
     stubs=STUBS,
     layout_names=("load", "store"),
+    keyword_hint=_keyword_hint,
 )

@@ -23,8 +23,8 @@ from ..._codegen import (
     value_decl,
     value_includes,
 )
-from ..._plan import TileIOPlan
 from ..._vocab import CUB_LOAD_ALGORITHMS, CUB_STORE_ALGORITHMS, c_type, is_bfloat16
+from ._plan import TileIOPlan
 
 __all__ = [
     "ZIPPED_OWN_STORAGE",

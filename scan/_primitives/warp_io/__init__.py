@@ -42,7 +42,6 @@ from ..._plan import (
     as_scalar,
     check_index,
     check_record_operand,
-    check_tile_operands,
     digest,
     plan_fields,
     provider_symbol,
@@ -50,9 +49,10 @@ from ..._plan import (
 from ..._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
 from ..._vocab import widens
 from ..tile_io import io_params
+from ..tile_io._plan import check_tile_operands
 from ..tile_io._stubs import WARP_FUNCTIONS
 from ..tile_io._unit import conversion_decl, word_moves
-from ..warp_scan import WARP_OPTIONS, check_lanes
+from ..warp_scan import WARP_OPTIONS, check_lanes, warp_keyword_hint
 
 __all__ = ["ALGORITHMS", "CALLS", "OPERANDS", "SPEC", "WarpIOPlan", "plan_warp_io"]
 
@@ -184,7 +184,7 @@ def _io(name: Literal["load", "store"]) -> EntryPoint:
 CALLS = (_io("load"), _io("store"))
 
 
-def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> WarpIOPlan:
+def _plan_call(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> WarpIOPlan:
     name = entry.key
     array_name = "src" if entry.kind == "load" else "dst"
     array = as_array(name, array_name, facts[array_name])
@@ -375,7 +375,7 @@ SPEC = Primitive(
     family="warp_io",
     calls=CALLS,
     plan_type=WarpIOPlan,
-    plan=_plan,
+    plan=_plan_call,
     operands=OPERANDS,
     render=_render,
     callbacks=lambda plan: [],
@@ -383,4 +383,5 @@ SPEC = Primitive(
     describe=lambda plan: plan.function,
     docs=DOCS,
     stubs=WARP_FUNCTIONS,
+    keyword_hint=warp_keyword_hint,
 )

@@ -32,21 +32,11 @@ import statefn
 from ..._codegen import CallbackDecl, operator_functor, prefix_functor, render_unit, value_decl
 from ..._errors import PlanError, ScanTypeError
 from ..._lookback import Lookback
-from ..._plan import (
-    ArrayFact,
-    Block,
-    Operand,
-    PrefixOp,
-    ScalarFact,
-    ScanLikePlan,
-    TupleFact,
-    as_array,
-    plan_scan,
-    scan_key_field,
-)
+from ..._plan import ArrayFact, Block, Operand, ScalarFact, TupleFact, as_array
 from ..._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
 from ..._vocab import Mode, TempMode
 from .. import block_scan
+from ..block_scan._plan import PrefixOp, ScanLikePlan, plan_scan, scan_key_field
 from ..block_scan._stubs import WARP_FUNCTIONS
 
 __all__ = [
@@ -59,6 +49,7 @@ __all__ = [
     "check_lanes",
     "plan_warp_scan",
     "render_warp_scan",
+    "warp_keyword_hint",
 ]
 
 #: The logical warp sizes: CUB's shuffle-based warp scans need a power of two.
@@ -115,6 +106,27 @@ class WarpScanPlan(ScanLikePlan):
         return self.scan_op.is_sum and not self.has_initial_value
 
 
+#: The block scans' options that warp scans do not take.
+_BLOCK_ONLY = ("algorithm", "temp_storage", "auto_sync", "reverse", "block_aggregate", "tile")
+
+
+def warp_keyword_hint(function: str, name: str) -> str:
+    """Why warp call `function` takes no keyword `name` that block calls take (or "")."""
+    if name == "block_aggregate":
+        return " (a warp scan writes its warp's aggregate to warp_aggregate=)"
+    if name == "field":
+        return (
+            " (zipped tile I/O is scan.block.load's and scan.block.store's; a warp "
+            "store writes whole items)"
+        )
+    if name in _BLOCK_ONLY:
+        return (
+            f" ({name}= is an option of scan.block's scans; warp scans shuffle within "
+            "each logical warp: no algorithm, temp storage, barrier, reverse or tile)"
+        )
+    return ""
+
+
 def check_lanes(f: str, lanes: object, block: Block) -> int:
     """The logical warp size of call `f` (32 when None), once the block holds whole warps of it."""
     if lanes is None:
@@ -153,7 +165,7 @@ def plan_warp_scan(
     """Check one warp-scan call and build its plan.
 
     The checks a block scan makes of the values, output, operator, initial
-    value and prefix callback are made here too (:func:`scan._plan.plan_scan`);
+    value and prefix callback are made here too (:func:`..block_scan._plan.plan_scan`);
     then the warp's own.
 
     Raises
@@ -358,7 +370,7 @@ WARP_OPTIONS = (
 CALLS = block_scan.scan_calls("warp_aggregate", WARP_OPTIONS, module="warp")
 
 
-def _plan(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> WarpScanPlan:
+def _plan_call(entry: EntryPoint, facts: Mapping[str, Any], block: Block) -> WarpScanPlan:
     name = entry.key
     return plan_warp_scan(
         **block_scan.scan_facts(entry, facts),
@@ -456,7 +468,7 @@ SPEC = Primitive(
     family="warp_scan",
     calls=CALLS,
     plan_type=WarpScanPlan,
-    plan=_plan,
+    plan=_plan_call,
     operands=OPERANDS,
     render=_render,
     callbacks=block_scan.scan_callbacks,
@@ -465,4 +477,5 @@ SPEC = Primitive(
     docs=DOCS,
     stubs=WARP_FUNCTIONS,
     returns="values",
+    keyword_hint=warp_keyword_hint,
 )
