@@ -35,17 +35,18 @@ from ._errors import (
     StateContractError,
     ToolchainError,
 )
+from ._frontend import FrontEnd as _FrontEnd
 from ._lookback import LOOKBACK as lookback  # noqa: N811 (a module-level constant, spelled as a function)
 from ._lookback import Lookback
 from ._numba_cuda._launch import Launcher, launcher
 from ._tile_status import TileStatus, tile_status, tile_status_dtype
 
-_numba_cuda.install()
-_numba_cuda_mlir.install_when_imported()
-
 #: The front ends :func:`compile` dispatches to, in order: the first that owns
 #: a kernel (``owns(kernel)``) compiles it (``compile_kernel``).
-_FRONT_ENDS = (_numba_cuda_mlir, _numba_cuda)
+_FRONT_ENDS: tuple[_FrontEnd, ...] = (_numba_cuda_mlir.FRONT_END, _numba_cuda.FRONT_END)
+
+_numba_cuda.FRONT_END.install()
+_numba_cuda_mlir.FRONT_END.install()
 
 
 @functools.wraps(_numba_cuda.compile_kernel)

@@ -160,11 +160,14 @@ def typing_root(context: Any) -> object:
     """The outermost function a Numba typing context is typing, or None.
 
     Numba keeps the functions being typed on its typing context's call stack
-    (a private attribute both front ends' Numba copies share); the first is
-    the kernel whose compilation this typing belongs to.
+    (``context.callstack``, a sequence whose item 0 is the innermost, in both
+    front ends' Numba copies); the outermost is the kernel whose compilation
+    this typing belongs to.
     """
-    stack = getattr(getattr(context, "callstack", None), "_stack", None)
-    return stack[0] if stack else None
+    stack = getattr(context, "callstack", None)
+    if not stack:
+        return None
+    return stack[len(stack) - 1]
 
 
 def pin_callback(value: Any, role: str, memo: dict[int, tuple[Any, Any]]) -> Any:

@@ -58,7 +58,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("scan._compile",),
     ("scan._build",),
     ("scan.block", "scan.warp", "scan._numba_facts", "scan._tile_status"),
+    ("scan._frontend", "scan._operands"),
     ("scan._numba_loops",),
+    ("scan._numba_cuda._compat",),
     (
         "scan._numba_cuda._unfilled",
         "scan._numba_cuda._strides",
@@ -199,9 +201,9 @@ def test_statefn_imports_no_numba():
 def test_only_the_front_ends_read_numbas_private_state():
     """The build layer and the core see no Numba internals.
 
-    Which kernel a typed call belongs to comes from Numba's private call stack;
-    the front ends' shared core reads it (``scan._numba_facts.typing_root``) and
-    hands the build layer an opaque object.
+    Which kernel a typed call belongs to comes from the typing context's call
+    stack; the front ends' shared core reads it (``scan._numba_facts.typing_root``)
+    and hands the build layer an opaque object.
     """
     allowed = FRONT_END | {"scan._numba_facts"}
     for module, path in MODULES.items():
@@ -210,6 +212,38 @@ def test_only_the_front_ends_read_numbas_private_state():
         text = path.read_text()
         for attribute in ("callstack", "._stack", "active_code_library", "typing_context"):
             assert attribute not in text, f"{module} reads Numba's {attribute}"
+
+
+#: The simulator's modules: they may read frames (to name the user's line, to
+#: follow unfilled items through kernel code).
+SIMULATOR = ("scan._numba_cuda._sim", "scan._numba_cuda._unfilled")
+#: Where frames are read outside the simulator: the one numba-cuda compat module
+#: (``cuda.compile`` has no public hook), and the cache's warnings (their stack level).
+FRAME_READERS = ("scan._numba_cuda._compat", "scan._cache")
+
+
+def test_no_frame_walking_outside_the_simulator():
+    for module, path in MODULES.items():
+        if module in SIMULATOR or module in FRAME_READERS:
+            continue
+        text = path.read_text()
+        for word in ("_getframe", "f_back", "currentframe", "inspect.stack"):
+            assert word not in text, f"{module} reads Python frames ({word})"
+
+
+def test_the_simulator_modules_serve_the_simulator_only():
+    importers = {s for s, d in edges() if d in SIMULATOR}
+    assert importers <= {"scan._numba_cuda", *SIMULATOR}, importers
+
+
+def test_private_numba_cuda_state_is_read_in_the_compat_module():
+    """Private attributes of numba-cuda objects named in ``scan._numba_cuda._compat`` only."""
+    for module, path in MODULES.items():
+        if module == "scan._numba_cuda._compat":
+            continue
+        text = path.read_text()
+        for attribute in ("._can_compile", "._codelibrary", "callstack._stack", "._nvvm_options"):
+            assert attribute not in text, f"{module} reads numba-cuda's {attribute}"
 
 
 def test_packages_meet_through_facades():
@@ -271,6 +305,8 @@ FAMILY_NEUTRAL = (
     "scan._build",
     "scan.block",
     "scan._numba_facts",
+    "scan._frontend",
+    "scan._operands",
     "scan._numba_cuda._typing",
     "scan._numba_cuda._lowering",
     "scan._numba_cuda_mlir._typing",

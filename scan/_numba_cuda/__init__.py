@@ -18,16 +18,26 @@ front end and imports no Numba.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from numba.core import config as _numba_config
 
+from .._build import CallbackCompiler
 from .._calls import kernel_only, set_host_backend
 from .._errors import PlanError
+from .._frontend import FrontEnd, Output
 from ._kernel import compile_kernel
 
-__all__ = ["SIMULATOR", "CompiledHost", "compile_kernel", "install", "owns"]
+__all__ = [
+    "FRONT_END",
+    "SIMULATOR",
+    "CompiledHost",
+    "NumbaCuda",
+    "compile_kernel",
+    "install",
+    "owns",
+]
 
 #: True when kernels run in numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``,
 #: read by numba once, when it is first imported).
@@ -74,3 +84,39 @@ def install() -> None:
         from . import _lowering, _typing  # noqa: F401  (registering is importing)
 
         set_host_backend(CompiledHost())
+
+
+class NumbaCuda:
+    """The numba-cuda front end, as :mod:`scan` uses it (a :class:`scan._frontend.FrontEnd`)."""
+
+    name = "numba-cuda"
+
+    def install(self) -> None:
+        """Register the typing and lowering with numba-cuda, or the simulator (:func:`install`)."""
+        install()
+
+    def owns(self, kernel: object) -> bool:
+        """Every kernel: numba-cuda is the default front end (:func:`owns`)."""
+        return owns(kernel)
+
+    def compile_kernel(
+        self,
+        kernel: Callable[..., Any],
+        signature: Any,
+        *,
+        cc: tuple[int, int],
+        output: Output = "cubin",
+        block: int | tuple[int, ...] | None = None,
+    ) -> bytes | list[bytes]:
+        """``scan.compile`` for a numba-cuda kernel (:func:`compile_kernel`)."""
+        return compile_kernel(kernel, signature, cc=cc, output=output, block=block)
+
+    def callbacks(self) -> CallbackCompiler:
+        """numba-cuda's callback compiler (:data:`scan._numba_cuda._lowering.CALLBACKS`)."""
+        from ._lowering import CALLBACKS
+
+        return CALLBACKS
+
+
+#: The numba-cuda front end.
+FRONT_END: FrontEnd = NumbaCuda()

@@ -28,6 +28,8 @@ import numpy.typing as npt
 
 import statefn
 
+from ._compat import declared_signatures_only
+
 __all__ = ["HELPER_MODULES", "helpers_of", "link_helpers", "lower"]
 
 _MEMO: dict[tuple[str, str, str, str, tuple[int, int]], statefn.LoweredCallback] = {}
@@ -239,7 +241,7 @@ class _Helpers:
         self.copies[id(dispatcher)] = copy  # before copying the body: recursion finds it
         fn = dispatcher.py_func
         cls.__init__(copy, self.copy(fn, f"{self.prefix}__{fn.__qualname__}"), options)
-        if _is_cuda_dispatcher(dispatcher) and not dispatcher._can_compile:
+        if _is_cuda_dispatcher(dispatcher) and declared_signatures_only(dispatcher):
             # declared with signatures: keeps them, and casts its arguments to them
             for cres in list(dispatcher.overloads.values()):
                 copy.compile_device(tuple(cres.signature.args), cres.signature.return_type)

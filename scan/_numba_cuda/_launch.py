@@ -210,7 +210,8 @@ def _bind(compiled: Any, launcher: Launcher, args: Sequence[Any]) -> _Bound | No
     from numba.cuda.np.numpy_support import as_dtype
     from numba.cuda.typing.typeof import Purpose, typeof
 
-    if getattr(compiled, "debug", False) or not hasattr(compiled, "_codelibrary"):
+    library = getattr(compiled, "library", None)  # a numba-cuda kernel's code library
+    if getattr(compiled, "debug", False) or library is None:
         return None
     argtypes = list(getattr(compiled, "argument_types", ()))
     if len(argtypes) != len(args):
@@ -221,7 +222,7 @@ def _bind(compiled: Any, launcher: Launcher, args: Sequence[Any]) -> _Bound | No
         if pack is None:
             return None
         packers.append(pack)
-    function = compiled._codelibrary.get_cufunc().kernel
+    function = library.get_cufunc().kernel
     config = _launch_config(launcher, bool(getattr(compiled, "cooperative", False)))
     return _Bound(
         function,

@@ -15,8 +15,6 @@ library's linked cubin goes through the persistent cache
 
 from __future__ import annotations
 
-import inspect
-import sys
 import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -35,11 +33,12 @@ from .._build import Built, CallbackDescriptor, CompiledCallback, build
 from .._calls import CALLS
 from .._errors import PlanError
 from .._numba_facts import LinkObjects
+from .._operands import emit_operands
 from .._primitives import for_plan
-from .._spec import AbiOperand
 from .._toolchain import nvvm_version
 from . import _linkcache
 from ._callbacks import helpers_of, link_helpers, lower
+from ._compat import inside_compile
 from ._typing import FUNCTIONS, KERNEL_GROUPS, declared_threads, fold_signature, typed_plan
 
 __all__ = ["CALLBACKS", "NumbaCallbacks", "current_cc"]
@@ -97,7 +96,7 @@ _LINK_OBJECTS = LinkObjects(lambda data, name: cuda.LTOIR(data, name=name))
 
 
 def _built(context: Any, plan: Any) -> tuple[Built, tuple[int, int]]:
-    _check_complete(context.active_code_library)
+    _check_complete()
     cc = current_cc()
     together = KERNEL_GROUPS.group(plan, cc, context.active_code_library)
     return build(plan, cc, CALLBACKS, together=together), cc
@@ -213,24 +212,22 @@ def _empty_slot(context: Any, builder: ir.IRBuilder, ty: Any) -> tuple[ir.Value,
     return slot, builder.bitcast(slot, _I8P)
 
 
-def _check_complete(library: Any) -> None:
+def _check_complete() -> None:
     """Refuse compiles whose product would silently lack the CUB code.
 
     The provider and the callbacks are LTO-IR link inputs of the kernel: a
     kernel compiled without link-time optimisation (``compile_ptx``,
     ``@cuda.jit(lto=False)`` or ``debug=True``) cannot link them, and numba-cuda's
     ``cuda.compile`` returns the kernel's own code without its link inputs.
+    Whether the kernel is compiled for link-time optimisation is in the
+    compilation's flags (numba-cuda makes the kernel's code library from
+    them): ``lto`` for ``@cuda.jit``, the NVVM option ``gen-lto`` for
+    ``compile``/``compile_all(output="ltoir")``.
     """
-    from numba.cuda import compiler
-
-    lto = bool(getattr(library, "_lto", True)) or "gen-lto" in getattr(library, "_nvvm_options", {})
-    compile_code = inspect.unwrap(compiler.compile).__code__  # under the compiler lock
-    frame: Any = sys._getframe(1)
-    incomplete = not lto
-    while frame is not None and not incomplete:
-        incomplete = frame.f_code is compile_code
-        frame = frame.f_back
-    if incomplete:
+    flags = targetconfig.ConfigStack.top_or_none()
+    lto = flags is None or bool(getattr(flags, "lto", True))
+    lto = lto or "gen-lto" in (getattr(flags, "nvvm_options", None) or {})
+    if not lto or inside_compile():
         raise PlanError(
             "scan.block calls are linked with the CUB code and callbacks they call, which "
             "cuda.compile() and cuda.compile_ptx() leave out and kernels without link-time "
@@ -290,7 +287,11 @@ def _absent(ty: Any) -> bool:
 
 
 class _Operands:
-    """The operands of one call being lowered, made as its family's operand table says."""
+    """The primitive operand emitters of one call being lowered, in llvmlite IR.
+
+    A :class:`scan._operands.OperandEmitter`: :func:`scan._operands.emit_operands`
+    makes the operands as the family's operand table says.
+    """
 
     def __init__(self, name: str, context: Any, builder: Any, sig: Any, args: Any) -> None:
         from numba.cuda.np.numpy_support import from_dtype
@@ -311,64 +312,62 @@ class _Operands:
     def passed(self, param: str) -> bool:
         return param in self.types and not _absent(self.types[param])
 
+    def is_array(self, param: str) -> bool:
+        return isinstance(self.types[param], types.Array)
+
+    def constant(self, value: int) -> ir.Value:
+        return ir.Constant(ir.IntType(64), value)
+
+    def null(self) -> ir.Value:
+        return _null()
+
     def data(self, param: str) -> ir.Value:
         return _data_pointer(self.context, self.builder, self.types[param], self.values[param])
 
     def index(self, param: str) -> ir.Value:
         return self.context.cast(self.builder, self.values[param], self.types[param], types.intp)
 
-    def value(self, param: str) -> ir.Value:
-        """A stack slot holding a scalar, record or tuple argument as the value type."""
+    def integer(self, param: str) -> ir.Value:
+        return self.context.cast(self.builder, self.values[param], self.types[param], types.int64)
+
+    def scalar_value(self, param: str) -> ir.Value:
+        """A stack slot holding a scalar argument as the value type."""
         ty, val = self.types[param], self.values[param]
-        if self.record:
-            return _record_operand(self.context, self.builder, val, ty, self.plan.value_dtype)
         return _scalar_slot(self.context, self.builder, val, ty, self.value_ty)
 
-    def operand(self, op: AbiOperand) -> ir.Value:
-        """Operand `op` of the provider's entry point."""
-        if not op.present(self.plan):
-            return ir.Constant(ir.IntType(64), 0) if op.integer else _null()
-        kind = op.kind
-        if kind == "output":
-            if self.plan.returns_value:
-                return self._result_slot()
-            param = op.param_of(self.entry)
-            return self.data(param if self.passed(param) else _named(op.alias, op))
-        param = op.param_of(self.entry)
-        if kind == "array":
-            return self.data(param)
-        if kind == "value":
-            return self.value(param)
-        if kind == "input":
-            if isinstance(self.types[param], types.Array):
-                return self.data(param)
-            if self.record:  # numba represents a record by a pointer to its data
-                return _record_pointer(self.builder, self.values[param])
-            return self.value(param)
-        if kind == "tile":
-            offset = self.index(_named(op.offset, op))
-            pointers = [
-                _element_pointer(self.context, self.builder, ty, array, offset)
-                for ty, array in self.arrays(param)
-            ]
-            if not getattr(self.plan, "zipped", False):
-                return pointers[0]
-            return self._pointer_table(pointers)
-        if kind == "tile_valid":
-            return self._tile_valid(param, _named(op.offset, op), op.count)
-        if kind == "nbytes":
-            ty = self.types[param]
-            length = _array_length(self.context, self.builder, ty, self.values[param])
-            itemsize = self.context.get_abi_sizeof(self.context.get_data_type(ty.dtype))
-            nbytes = self.builder.mul(length, ir.Constant(length.type, itemsize))
-            return self.builder.sext(nbytes, ir.IntType(64)) if length.type.width < 64 else nbytes
-        if kind == "count":
-            if not self.passed(param):
-                return ir.Constant(ir.IntType(64), op.absent)
-            return self.context.cast(
-                self.builder, self.values[param], self.types[param], types.int64
-            )
-        raise NotImplementedError(kind)  # a kind of scan._spec.OperandKind without an emitter
+    def record_value(self, param: str) -> ir.Value:
+        """A record, or a tuple stored field by field into a slot, as ``i8*``."""
+        ty, val = self.types[param], self.values[param]
+        return _record_operand(self.context, self.builder, val, ty, self.plan.value_dtype)
+
+    def record_pointer(self, param: str) -> ir.Value:
+        return _record_pointer(self.builder, self.values[param])
+
+    def element_pointers(self, param: str, offset: ir.Value) -> list[ir.Value]:
+        return [
+            _element_pointer(self.context, self.builder, ty, array, offset)
+            for ty, array in self.arrays(param)
+        ]
+
+    def lengths(self, param: str) -> list[ir.Value]:
+        return [_array_length(self.context, self.builder, ty, a) for ty, a in self.arrays(param)]
+
+    def minimum(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self.builder.select(self.builder.icmp_signed("<", a, b), a, b)
+
+    def difference(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self.builder.sub(a, b)
+
+    def zero_if_negative(self, test: ir.Value, value: ir.Value) -> ir.Value:
+        zero = ir.Constant(value.type, 0)
+        return self.builder.select(self.builder.icmp_signed("<", test, zero), zero, value)
+
+    def nbytes(self, param: str) -> ir.Value:
+        ty = self.types[param]
+        length = _array_length(self.context, self.builder, ty, self.values[param])
+        itemsize = self.context.get_abi_sizeof(self.context.get_data_type(ty.dtype))
+        nbytes = self.builder.mul(length, ir.Constant(length.type, itemsize))
+        return self.builder.sext(nbytes, ir.IntType(64)) if length.type.width < 64 else nbytes
 
     def arrays(self, param: str) -> list[tuple[types.Array, Any]]:
         """(type, value) of an array argument, or of each array of a tuple of them."""
@@ -378,7 +377,7 @@ class _Operands:
             return list(zip(ty.types, items, strict=True))
         return [(ty, value)]
 
-    def _pointer_table(self, pointers: Sequence[ir.Value]) -> ir.Value:
+    def pointer_table(self, pointers: Sequence[ir.Value]) -> ir.Value:
         """A stack slot holding `pointers` in order, as ``i8*`` (zipped tile I/O's ``tile``)."""
         slot = cgutils.alloca_once(self.builder, ir.ArrayType(_I8P, len(pointers)))
         zero = ir.Constant(ir.IntType(32), 0)
@@ -387,28 +386,13 @@ class _Operands:
             self.builder.store(pointer, where)
         return self.builder.bitcast(slot, _I8P)
 
-    def _result_slot(self) -> ir.Value:
+    def result_slot(self) -> ir.Value:
         if self.record:
             slot = _record_slot(self.builder, self.plan.value_dtype)
         else:
             slot = _empty_slot(self.context, self.builder, self.return_type)[1]
         self.result = (slot, self.return_type)
         return slot
-
-    def _tile_valid(self, array: str, offset_param: str, count: str | None) -> ir.Value:
-        builder = self.builder
-        offset = self.index(offset_param)
-        lengths = [_array_length(self.context, builder, ty, a) for ty, a in self.arrays(array)]
-        length = lengths[0]
-        for other in lengths[1:]:  # zipped tile I/O: the shortest array's
-            length = builder.select(builder.icmp_signed("<", other, length), other, length)
-        valid = builder.sub(length, offset)
-        if count is not None and self.passed(count):
-            requested = self.index(count)
-            valid = builder.select(builder.icmp_signed("<", requested, valid), requested, valid)
-        # a tile that would start before the array is empty, as one past its end is
-        zero = ir.Constant(valid.type, 0)
-        return builder.select(builder.icmp_signed("<", offset, zero), zero, valid)
 
     def returned(self) -> Any:
         """The call's value: its result slot's content, or nothing."""
@@ -421,17 +405,11 @@ class _Operands:
         return self.builder.load(typed)
 
 
-def _named(param: str | None, op: AbiOperand) -> str:
-    """A parameter an operand of `op`'s kind must name (the spec's validator checks it)."""
-    assert param is not None, op.name
-    return param
-
-
 def _lower(name: str, context: Any, builder: Any, sig: Any, args: Any) -> Any:
     call = _Operands(name, context, builder, sig, args)
     built, cc = _built(context, call.plan)
     operands = call.spec.operands
-    values = [call.operand(op) for op in operands]
+    values = emit_operands(call, call.plan, call.entry, operands)
     integers = {i: ir.IntType(64) for i, op in enumerate(operands) if op.integer}
     _emit_call(context, builder, built, cc, values, extra_types=integers)
     return call.returned()

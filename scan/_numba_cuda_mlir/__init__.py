@@ -26,12 +26,17 @@ import importlib.machinery
 import importlib.util
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
+from .._build import CallbackCompiler
+from .._frontend import FrontEnd, Output
+
 __all__ = [
+    "FRONT_END",
     "MODULE",
+    "NumbaCudaMlir",
     "available",
     "compile_kernel",
     "install",
@@ -122,3 +127,40 @@ def compile_kernel(kernel: Any, signature: Any, **options: Any) -> bytes | list[
     from ._kernel import compile_kernel as compile_mlir_kernel
 
     return compile_mlir_kernel(kernel, signature, **options)
+
+
+class NumbaCudaMlir:
+    """The numba-cuda-mlir front end as :mod:`scan` uses it (:class:`scan._frontend.FrontEnd`)."""
+
+    name = MODULE.replace("_", "-")
+
+    def install(self) -> None:
+        """Register now if numba-cuda-mlir is imported, else at its first import."""
+        install_when_imported()
+
+    def owns(self, kernel: object) -> bool:
+        """Whether `kernel` is a numba-cuda-mlir dispatcher (:func:`owns`)."""
+        return owns(kernel)
+
+    def compile_kernel(
+        self,
+        kernel: Callable[..., Any],
+        signature: Any,
+        *,
+        cc: tuple[int, int],
+        output: Output = "cubin",
+        block: int | tuple[int, ...] | None = None,
+    ) -> bytes | list[bytes]:
+        """``scan.compile`` for a numba-cuda-mlir kernel (:func:`compile_kernel`)."""
+        return compile_kernel(kernel, signature, cc=cc, output=output, block=block)
+
+    def callbacks(self) -> CallbackCompiler:
+        """numba-cuda-mlir's callback compiler; imports numba-cuda-mlir."""
+        install()
+        from ._lowering import CALLBACKS
+
+        return CALLBACKS
+
+
+#: The numba-cuda-mlir front end.
+FRONT_END: FrontEnd = NumbaCudaMlir()

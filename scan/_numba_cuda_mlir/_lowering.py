@@ -76,8 +76,8 @@ import statefn
 from .._build import Built, build
 from .._calls import CALLS
 from .._numba_facts import LinkObjects
+from .._operands import emit_operands
 from .._primitives import for_plan
-from .._spec import AbiOperand
 from ._callbacks import MlirCallbacks, field_pointer, record_fields_of, store_fields
 from ._typing import (
     FUNCTIONS,
@@ -160,7 +160,12 @@ def record_operand(lower: Any, value: Any, ty: Any, dtype: np.dtype[Any]) -> ir.
 
 
 class _Call:
-    """One call being lowered: its plan, argument types and variables by parameter."""
+    """One call being lowered: its plan, argument types and variables by parameter.
+
+    Its primitive emitters make it a :class:`scan._operands.OperandEmitter`:
+    :func:`scan._operands.emit_operands` makes the operands as the family's
+    operand table says.
+    """
 
     def __init__(self, name: str, lower: Any, args: Sequence[Any], kws: Sequence[Any]) -> None:
         self.lower = lower
@@ -218,6 +223,70 @@ class _Call:
         """A record argument (a record, or a tuple of numbers) as a pointer to its bytes."""
         return record_operand(self.lower, self.value(param), self.types[param], dtype)
 
+    # the primitive emitters of scan._operands.OperandEmitter
+
+    def is_array(self, param: str) -> bool:
+        return isinstance(self.types[param], types.Array)
+
+    def constant(self, value: int) -> ir.Value:
+        return _const(value)
+
+    def null(self) -> ir.Value:
+        return _null()
+
+    def result_slot(self) -> ir.Value:
+        slot = (
+            record_slot(self.lower, self.plan.value_dtype)
+            if self.is_record
+            else self.lower.alloca(to_llvm_storable_type(get_storage_type(self.value_ty)))
+        )
+        self.result = slot
+        return slot
+
+    def scalar_value(self, param: str) -> ir.Value:
+        return self.slot(param, self.value_ty)
+
+    def record_value(self, param: str) -> ir.Value:
+        return self.record(param, self.plan.value_dtype)
+
+    def record_pointer(self, param: str) -> ir.Value:
+        return self.value(param)  # a record is a pointer to its bytes
+
+    def index(self, param: str) -> ir.Value:
+        return self.integer(param)
+
+    def element_pointers(self, param: str, offset: ir.Value) -> list[ir.Value]:
+        return [_element(ty, array, offset) for ty, array in self.arrays(param)]
+
+    def pointer_table(self, pointers: Sequence[ir.Value]) -> ir.Value:
+        """A stack slot holding `pointers` in order (zipped tile I/O's ``tile`` operand)."""
+        with self.lower.alloca_insertion_point():
+            table = llvm.alloca(
+                _ptr(), _const(1), llvm.ArrayType.get(_ptr(), len(pointers)), alignment=8
+            )
+        for i, pointer in enumerate(pointers):
+            llvm.store(pointer, llvm_ptr_add_bytes(table, _const(8 * i)))
+        return table
+
+    def lengths(self, param: str) -> list[ir.Value]:
+        return [_length(array) for _, array in self.arrays(param)]
+
+    def minimum(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        return arith.minsi(a, b)
+
+    def difference(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        return arith.subi(a, b)
+
+    def zero_if_negative(self, test: ir.Value, value: ir.Value) -> ir.Value:
+        zero = _const(0)
+        before = arith.cmpi(arith.CmpIPredicate.slt, test, zero)
+        return arith.select(before, zero, value)
+
+    def nbytes(self, param: str) -> ir.Value:
+        # records are counted in records too (the memref's shape)
+        length = _length(self.value(param))
+        return arith.muli(length, _const(as_dtype(self.types[param].dtype).itemsize))
+
     def _declare_launch_bounds(self) -> None:
         """Declare the launch's thread count as the kernel's ``nvvm.maxntid``.
 
@@ -254,63 +323,7 @@ def _built(call: _Call) -> Built:
     return build(call.plan, call.cc, CALLBACKS, together=group)
 
 
-def _operand(call: _Call, op: AbiOperand) -> ir.Value:
-    """Operand `op` of the provider's entry point, made as the family's operand table says."""
-    plan = call.plan
-    if not op.present(plan):
-        return _const(0) if op.integer else _null()
-    if op.kind == "output":
-        if plan.returns_value:
-            call.result = (
-                record_slot(call.lower, plan.value_dtype)
-                if call.is_record
-                else call.lower.alloca(to_llvm_storable_type(get_storage_type(call.value_ty)))
-            )
-            return call.result
-        param = op.param_of(call.entry)
-        return call.data(param if call.passed(param) else _named(op.alias, op))
-    param = op.param_of(call.entry)
-    if op.kind == "array":
-        return call.data(param)
-    if op.kind == "value":
-        if call.is_record:
-            return call.record(param, plan.value_dtype)
-        return call.slot(param, call.value_ty)
-    if op.kind == "input":
-        if isinstance(call.types[param], types.Array):
-            return call.data(param)
-        if call.is_record:  # a record is a pointer to its bytes
-            return call.value(param)
-        return call.slot(param, call.value_ty)
-    if op.kind == "tile":
-        offset = call.integer(_named(op.offset, op))
-        pointers = [_element(call, ty, array, offset) for ty, array in call.arrays(param)]
-        if not getattr(plan, "zipped", False):
-            return pointers[0]
-        return _pointer_table(call, pointers)
-    if op.kind == "tile_valid":
-        offset = call.integer(_named(op.offset, op))
-        lengths = [_length(array) for _, array in call.arrays(param)]
-        length = lengths[0]
-        for other in lengths[1:]:  # zipped tile I/O: the shortest array's
-            length = arith.minsi(other, length)
-        valid = arith.subi(length, offset)
-        if op.count is not None and call.passed(op.count):
-            valid = arith.minsi(call.integer(op.count), valid)
-        # a tile that would start before the array is empty, as one past its end is
-        zero = _const(0)
-        before = arith.cmpi(arith.CmpIPredicate.slt, offset, zero)
-        return arith.select(before, zero, valid)
-    if op.kind == "nbytes":
-        # records are counted in records too (the memref's shape)
-        length = _length(call.value(param))
-        return arith.muli(length, _const(as_dtype(call.types[param].dtype).itemsize))
-    if op.kind == "count":
-        return call.integer(param) if call.passed(param) else _const(op.absent)
-    raise NotImplementedError(op.kind)  # a kind of scan._spec.OperandKind without an emitter
-
-
-def _element(call: _Call, ty: Any, array: ir.Value, offset: ir.Value) -> ir.Value:
+def _element(ty: Any, array: ir.Value, offset: ir.Value) -> ir.Value:
     """``&array[offset]`` of a 1-D array argument of type `ty` (generic address space)."""
     if isinstance(ty.dtype, types.Record):
         # a record array: a C-contiguous byte memref (the planner refuses other layouts)
@@ -325,27 +338,10 @@ def _length(array: ir.Value) -> ir.Value:
     return convert(memref.dim(array, arith.constant(_index(), 0)), _i64())
 
 
-def _pointer_table(call: _Call, pointers: Sequence[ir.Value]) -> ir.Value:
-    """A stack slot holding `pointers` in order (zipped tile I/O's ``tile`` operand)."""
-    with call.lower.alloca_insertion_point():
-        table = llvm.alloca(
-            _ptr(), _const(1), llvm.ArrayType.get(_ptr(), len(pointers)), alignment=8
-        )
-    for i, pointer in enumerate(pointers):
-        llvm.store(pointer, llvm_ptr_add_bytes(table, _const(8 * i)))
-    return table
-
-
-def _named(param: str | None, op: AbiOperand) -> str:
-    """A parameter an operand of `op`'s kind must name (the spec's validator checks it)."""
-    assert param is not None, op.name
-    return param
-
-
 def _lower(name: str, lower: Any, target: Any, args: Any, kws: Any) -> None:
     call = _Call(name, lower, args, kws)
     built = _built(call)
-    call.emit(built, [_operand(call, op) for op in call.spec.operands])
+    call.emit(built, emit_operands(call, call.plan, call.entry, call.spec.operands))
     if call.result is None:
         lower.store_var(target, None)
     elif call.is_record:
