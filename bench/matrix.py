@@ -6,7 +6,7 @@ size (threads) and items per thread. Each cell has *contenders*, each a launch
 closure and a result check:
 
 ``project``         the project's row kernel (``_matrix_kernels``: the loop of
-                    ``rowscan.make_prefix_kernel``, ``block.load`` /
+                    ``rk.make_prefix_kernel``, ``block.load`` /
                     ``block.inclusive_sum(prefix_op=running_total, prefix_state=state)``
                     / ``block.store``, with ``oob_default=0`` on the load so that a
                     partial last tile is right) for every scan algorithm (``raking``,
@@ -124,7 +124,8 @@ if importlib.util.find_spec("scan") is None and str(REPO) not in sys.path:
     sys.path.append(str(REPO))
 
 import _common  # noqa: E402
-from run_all import _fmt, _md_table, find_cuda_home, find_tool  # noqa: E402
+from _report import fmt, md_table  # noqa: E402
+from _toolchain import cccl_include, find_tool  # noqa: E402
 
 _T0 = time.perf_counter()
 
@@ -698,14 +699,6 @@ def stop_pool(pool: cf.Executor | None, futures: Sequence[cf.Future[Any]] = ()) 
 # ---------------------------------------------------------------------------- CUB sources
 
 
-def cccl_include() -> Path | None:
-    """``$CUDA_HOME/include/cccl`` when the toolkit has it (as ``run_all.start_build``)."""
-    home = find_cuda_home()
-    if home is not None and (home / "include" / "cccl").is_dir():
-        return home / "include" / "cccl"
-    return None
-
-
 def cub_source(specs: Sequence[CubSpec]) -> str:
     """One generated translation unit: an ``extern "C"`` wrapper per configuration.
 
@@ -1118,11 +1111,11 @@ class Data:
 
     def check(self, launch: Callable[[], None], label: dict[str, object]) -> Callable[[], bool]:
         """A check of ``launch``: poison the output, launch, check every element."""
-        import rowscan
+        import _rowscan_kernels as rk
         from numba import cuda
 
         def check() -> bool:
-            rowscan._poison(self.dst)
+            rk.poison(self.dst)
             launch()
             cuda.synchronize()
             return self.verify(label)
@@ -1165,13 +1158,13 @@ class Data:
 
 def alloc_data(dtype: str, rows: int, cols: int) -> Data:
     """Device arrays, the input filled on the device (``_common.element_value``)."""
+    import _rowscan_kernels as rk
     import numpy as np
-    import rowscan
     from numba import cuda
 
     src = cuda.device_array((rows, cols), dtype=getattr(np, dtype))
     dst = cuda.device_array((rows, cols), dtype=getattr(np, dtype))
-    rowscan._fill(src)
+    rk.fill(src)
     cuda.synchronize()
     return Data(dtype, rows, cols, src, dst)
 
@@ -1248,9 +1241,9 @@ class ProjectKernels:
             kernel = self.kernels.get(spec)
             if kernel is not None and spec.frontend == "numba":
                 try:
-                    import rowscan
+                    import _rowscan_kernels as rk
 
-                    _, stats = rowscan.kernel_sass(kernel)
+                    _, stats = rk.kernel_sass(kernel)
                     regs = "" if stats.regs is None else str(stats.regs)
                     ldl = str(stats.ldl + stats.stl)
                 except Exception as exc:
@@ -1773,13 +1766,13 @@ def defaults_table(report: Report) -> list[str]:
         body.append(
             [
                 *_cell_name(key),
-                _fmt(_gbps(d), 0) + ("" if d and d["ok"] else " (FAILED)"),
-                f"{cub['config']} {_fmt(cub['gbps'], 0)}" if cub else "-",
-                _fmt(_ratio(_gbps(d), _gbps(cub)), 3),
-                f"{tri['config']} {_fmt(tri['gbps'], 0)}" if tri and tri["ok"] else "-",
-                _fmt(_ratio(_gbps(d), _gbps(tri)), 3),
-                _fmt(_ratio(_gbps(sd), _gbps(scub)), 3),
-                _fmt(_ratio(_gbps(sl), _gbps(scub)), 3),
+                fmt(_gbps(d), 0) + ("" if d and d["ok"] else " (FAILED)"),
+                f"{cub['config']} {fmt(cub['gbps'], 0)}" if cub else "-",
+                fmt(_ratio(_gbps(d), _gbps(cub)), 3),
+                f"{tri['config']} {fmt(tri['gbps'], 0)}" if tri and tri["ok"] else "-",
+                fmt(_ratio(_gbps(d), _gbps(tri)), 3),
+                fmt(_ratio(_gbps(sd), _gbps(scub)), 3),
+                fmt(_ratio(_gbps(sl), _gbps(scub)), 3),
                 d["regs"] if d else "",
                 d["ldl_stl"] if d else "",
             ]
@@ -1798,7 +1791,7 @@ def defaults_table(report: Report) -> list[str]:
         "regs",
         "LDL+STL",
     ]
-    return _md_table(head, body)
+    return md_table(head, body)
 
 
 def tiles_table(report: Report) -> list[str]:
@@ -1813,9 +1806,9 @@ def tiles_table(report: Report) -> list[str]:
                 [
                     *_cell_name(key),
                     method,
-                    _fmt(_gbps(hand), 0),
-                    _fmt(_gbps(tiles), 0) + ("" if tiles["ok"] else " (FAILED)"),
-                    _fmt(_ratio(_gbps(tiles), _gbps(hand)), 3),
+                    fmt(_gbps(hand), 0),
+                    fmt(_gbps(tiles), 0) + ("" if tiles["ok"] else " (FAILED)"),
+                    fmt(_ratio(_gbps(tiles), _gbps(hand)), 3),
                     f"{hand['regs']} / {tiles['regs']}",
                 ]
             )
@@ -1829,7 +1822,7 @@ def tiles_table(report: Report) -> list[str]:
         "tiles / range",
         "regs (range / tiles)",
     ]
-    return _md_table(head, body)
+    return md_table(head, body)
 
 
 def same_config_table(report: Report) -> list[str]:
@@ -1851,9 +1844,9 @@ def same_config_table(report: Report) -> list[str]:
         for combo in combos:
             p = _one(rows, "project", combo)
             c = _one(rows, "cub_cpp", "/".join(combo.split("/")[:2]))
-            line.append(_fmt(_ratio(_gbps(p), _gbps(c)), 3))
+            line.append(fmt(_ratio(_gbps(p), _gbps(c)), 3))
         body.append(line)
-    return _md_table(["dtype", "shape", "threads x items", *combos], body)
+    return md_table(["dtype", "shape", "threads x items", *combos], body)
 
 
 def fastest_project_table(report: Report) -> tuple[list[str], list[str]]:
@@ -1884,14 +1877,14 @@ def fastest_project_table(report: Report) -> tuple[list[str], list[str]]:
             [
                 *_cell_name(key),
                 name,
-                _fmt(best["gbps"], 0),
-                _fmt(_ratio(_gbps(d), best["gbps"]), 3),
-                _fmt(_ratio(best["gbps"], _gbps(cub)), 3),
+                fmt(best["gbps"], 0),
+                fmt(_ratio(_gbps(d), best["gbps"]), 3),
+                fmt(_ratio(best["gbps"], _gbps(cub)), 3),
                 best["regs"],
                 best["ldl_stl"],
             ]
         )
-    table = _md_table(
+    table = md_table(
         [
             "dtype",
             "shape",
@@ -1905,7 +1898,7 @@ def fastest_project_table(report: Report) -> tuple[list[str], list[str]]:
         ],
         body,
     )
-    tally = _md_table(
+    tally = md_table(
         ["project config", "fastest in (cells)", "within 1% of the fastest (cells)"],
         [
             [c, wins.get(c, 0), near.get(c, 0)]
@@ -1929,12 +1922,12 @@ def mlir_table(report: Report) -> list[str]:
                 [
                     *_cell_name(key),
                     r["config"],
-                    _fmt(_gbps(r), 0) + ("" if r["ok"] else " (FAILED)"),
-                    _fmt(_gbps(numba), 0),
-                    _fmt(_ratio(_gbps(r), _gbps(numba)), 3),
+                    fmt(_gbps(r), 0) + ("" if r["ok"] else " (FAILED)"),
+                    fmt(_gbps(numba), 0),
+                    fmt(_ratio(_gbps(r), _gbps(numba)), 3),
                 ]
             )
-    return _md_table(
+    return md_table(
         [
             "dtype",
             "shape",
@@ -1963,12 +1956,12 @@ def triton_table(report: Report, top: int = 5) -> list[str]:
                     *_cell_name(key)[:2],
                     rank,
                     r["config"],
-                    _fmt(r["gbps"], 0),
+                    fmt(r["gbps"], 0),
                     r["regs"],
                     f"{len(tri)} timed, {failed} failed" if rank == 1 else "",
                 ]
             )
-    return _md_table(["dtype", "shape", "rank", "config", "GB/s", "regs", "configs"], body)
+    return md_table(["dtype", "shape", "rank", "config", "GB/s", "regs", "configs"], body)
 
 
 def other_tasks_table(report: Report) -> list[str]:
@@ -2013,13 +2006,13 @@ def other_tasks_table(report: Report) -> list[str]:
                 f"{r['threads']}x{r['items']}" if r["threads"] else "-",
                 r["impl"],
                 r["config"],
-                _fmt(r["median_ms"], 4),
-                _fmt(r["gbps"], 0),
-                _fmt(_gbps(s), 0),
+                fmt(r["median_ms"], 4),
+                fmt(r["gbps"], 0),
+                fmt(_gbps(s), 0),
                 r["ok"],
             ]
         )
-    return _md_table(
+    return md_table(
         [
             "task",
             "dtype",
@@ -2038,9 +2031,9 @@ def other_tasks_table(report: Report) -> list[str]:
 
 def compile_table(report: Report) -> list[str]:
     """Compile wall time per part."""
-    return _md_table(
+    return md_table(
         ["part", "wall s", "compiled", "failed", "note"],
-        [[t.name, _fmt(t.seconds, 1), t.count, t.failed, t.note] for t in report.compile.values()],
+        [[t.name, fmt(t.seconds, 1), t.count, t.failed, t.note] for t in report.compile.values()],
     )
 
 
@@ -2088,9 +2081,9 @@ def markdown(report: Report) -> list[str]:
         ]
     lines += ["## Compilation", "", *compile_table(report), ""]
     lines += ["## Parts", ""]
-    lines += _md_table(
+    lines += md_table(
         ["part", "status", "seconds"],
-        [[p.name, p.status, _fmt(p.seconds, 1)] for p in report.parts],
+        [[p.name, p.status, fmt(p.seconds, 1)] for p in report.parts],
     )
     lines += ["", "## Configurations that do not compile (hardware limits)", ""]
     lines += [f"- {n}" for n in report.not_compiled] or ["none"]
@@ -2381,9 +2374,9 @@ class Runner:
             kernel = best.meta.get("kernel")
             if kernel is not None and hasattr(kernel, "overloads"):
                 try:
-                    import rowscan
+                    import _rowscan_kernels as rk
 
-                    _, st = rowscan.kernel_sass(kernel)
+                    _, st = rk.kernel_sass(kernel)
                     best.meta["regs"] = "" if st.regs is None else str(st.regs)
                     best.meta["ldl_stl"] = str(st.ldl + st.stl)
                 except Exception as exc:

@@ -661,7 +661,7 @@ def _simulated() -> bool:
 
 
 def _find_tool(name: str) -> str | None:
-    from run_all import find_tool
+    from _toolchain import find_tool
 
     return find_tool(name)
 
