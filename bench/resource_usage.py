@@ -17,7 +17,7 @@ nvcc command line plus ``-Xptxas -v``. Each figure is read from the cubin's ELF:
 
 For the CUB kernels the same figures are also taken from ptxas's own report and
 the two must agree, less the reserve (the check of this reader). Also the
-int32 kernels at ``scan._codegen.OWN_PLUS``'s shapes built both ways of
+int32 kernels at ``OWN_PLUS`` (``scan._primitives.block_scan._unit``)'s shapes built both ways of
 ``bench/codegen_ablation.py --toggle plus``. Instruction counts need a
 disassembler and are not given.
 
@@ -80,8 +80,8 @@ DEFAULTS = [
     ("float64", 256, 4),
 ]
 MLIR_VARIANTS = ("mlir", "mlir_no_bounds", "mlir_own_units", "mlir_launch_bounds")
-#: (scan algorithm, threads, items) of ``scan._codegen.OWN_PLUS``: int32 with
-#: ``warp_transpose``, compiled with ``+`` as ``plus<>`` and as the unit's functor
+#: (scan algorithm, threads, items) of ``OWN_PLUS`` (``scan._primitives.block_scan._unit``):
+#: int32 with ``warp_transpose``, compiled with ``+`` as ``plus<>`` and as the unit's functor
 PLUS_SHAPES = [("raking", 512, 4), ("raking", 512, 8), ("warp_scans", 256, 16)]
 
 
@@ -127,14 +127,14 @@ def mlir_rows() -> list[str]:
         import numba_cuda_mlir  # noqa: F401
     except ImportError:
         return ["numba-cuda-mlir does not import here: no numba-cuda-mlir rows"]
-    import mlir_ablation
+    from _ablations import mlir_kernel, mlir_variant
 
     rows = []
     for name in MLIR_VARIANTS:
         for dtype, threads, items in DEFAULTS:
-            kernel = mlir_ablation.make_kernel(name, dtype, threads, items)
+            kernel = mlir_kernel(name, dtype, threads, items)
             try:
-                with mlir_ablation.variant(name):
+                with mlir_variant(name):
                     u = only_kernel(_compile_project(kernel, dtype, threads, mlir=True))
                 cell = _fmt(u)
             except Exception as exc:
@@ -148,13 +148,13 @@ def mlir_rows() -> list[str]:
 def plus_rows() -> list[str]:
     """``bench/codegen_ablation.py --toggle plus``'s two builds at ``OWN_PLUS``'s shapes."""
     import _matrix_kernels as mk
-    import codegen_ablation
+    from _ablations import plus
 
     rows = []
     for algo, threads, items in PLUS_SHAPES:
         for enabled, label in ((True, "plus<>"), (False, "functor")):
             kernel = mk.make_explicit_kernel("int32", threads, items, algo, "warp_transpose")
-            with codegen_ablation.plus(enabled):
+            with plus(enabled):
                 u = only_kernel(_compile_project(kernel, "int32", threads))
             rows.append(
                 f"| project, + as {label} | int32 | {threads} x {items} "
@@ -203,13 +203,13 @@ def _cub_version(nvcc: str, includes: list[str], folder: Path) -> str:
 
 def cub_rows(folder: Path) -> tuple[list[str], list[str]]:
     """Rows of the CUB kernels and the lines describing the toolchain."""
-    import matrix
+    from _cub_rowscan import CubSpec, cub_source, nvcc_argv
 
-    specs = [matrix.CubSpec(d, t, i, a, io) for d, t, i, a, io in EXPLICIT]
+    specs = [CubSpec(d, t, i, a, io) for d, t, i, a, io in EXPLICIT]
     source = folder / "cub_resource_usage.cu"
-    source.write_text(matrix.cub_source(specs))
+    source.write_text(cub_source(specs))
     cubin = folder / "cub_resource_usage.cubin"
-    argv = matrix.nvcc_argv(source, cubin, "sm_90")
+    argv = nvcc_argv(source, cubin, "sm_90")
     if argv is None:
         return ["nvcc not found: no CUB rows"], []
     argv = [*argv[:-3], "-Xptxas", "-v", *argv[-3:]]
