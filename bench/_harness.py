@@ -12,7 +12,10 @@ them, and timing contenders in interleaved rounds.
   contender once a round in an order rotated from round to round, CUDA events
   between consecutive launches, each round behind a kernel that holds the
   stream until the round is enqueued;
-- :func:`run_outcome`: a benchmark's last lines and exit status.
+- :func:`run_outcome`: a benchmark's last lines and exit status;
+- :class:`CubUnit`, :class:`Entry`, :class:`Group`, :func:`best_entry`: a CUB
+  unit to build, a timed contender, the contenders of one (task, shape);
+  :func:`count_bad_exact`, :func:`poison_int`: device checks of 2-D outputs.
 """
 
 from __future__ import annotations
@@ -25,11 +28,13 @@ import re
 import subprocess
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import _common
 import numpy as np
+from _toolchain import cccl_include
 from numba import cuda
 
 
@@ -57,12 +62,10 @@ def _ptxas_usage(text: str) -> dict[str, str]:
 
 
 def _nvcc_argv(nvcc: str, cc: tuple[int, int], source: Path, cubin: Path) -> list[str]:
-    from run_all import find_cuda_home
-
     argv = [nvcc, "-O3", "-std=c++17", f"-arch=sm_{cc[0]}{cc[1]}", "-cubin", "--resource-usage"]
-    home = find_cuda_home()
-    if home is not None and (home / "include" / "cccl").is_dir():
-        argv.append(f"-I{home / 'include' / 'cccl'}")
+    cccl = cccl_include()
+    if cccl is not None:
+        argv.append(f"-I{cccl}")
     return [*argv, "-o", str(cubin), str(source)]
 
 
@@ -374,3 +377,75 @@ def time_entries(
                 launched_entry.times.append(float(events[k].elapsed_time(events[k + 1])))
         done += 1
     return discarded
+
+
+# ---------------------------------------------------------------------------- contenders
+
+
+@dataclass
+class CubUnit:
+    """One nvcc job: the kernels of one (threads, items)."""
+
+    threads: int
+    items: int
+    kernels: tuple[tuple[str, Any], ...]
+    cubin: Path
+    ok: bool = False
+    seconds: float = 0.0
+    message: str = ""
+
+
+@dataclass
+class Entry:
+    """One contender and what it measured."""
+
+    impl: str  # "project", "cub_cpp", "triton"
+    config: str
+    launch: Callable[[], None]
+    fields: dict[str, object]
+    cfg: Any = None
+    ok: bool = False
+    times: list[float] = field(default_factory=list)
+
+    @property
+    def median_ms(self) -> float:
+        """Median of the timed intervals (NaN without any)."""
+        return _common.median(self.times) if self.times else float("nan")
+
+
+@dataclass
+class Group:
+    """The contenders of one (task, shape)."""
+
+    data: Any
+    entries: list[Entry] = field(default_factory=list)
+
+
+def best_entry(group: Group, impl: str) -> Entry | None:
+    """The fastest checked entry of `impl` in `group` (by median), or None."""
+    return min(
+        (e for e in group.entries if e.impl == impl and e.ok and e.times),
+        key=lambda e: e.median_ms,
+        default=None,
+    )
+
+
+# ---------------------------------------------------------------------------- checks
+
+
+@cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
+def count_bad_exact(out: Any, ref: Any, bad: Any) -> None:
+    row = cuda.blockIdx.x
+    n = 0
+    for t in range(cuda.threadIdx.x, out.shape[1], cuda.blockDim.x):
+        if out[row, t] != ref[row, t]:
+            n += 1
+    if n:
+        cuda.atomic.add(bad, 0, n)
+
+
+@cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
+def poison_int(out: Any, ref: Any) -> None:
+    row = cuda.blockIdx.x
+    for t in range(cuda.threadIdx.x, out.shape[1], cuda.blockDim.x):
+        out[row, t] = ~ref[row, t]

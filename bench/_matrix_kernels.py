@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The project's row-scan kernels timed by ``bench/matrix.py``.
 
-The loop of ``rowscan.make_prefix_kernel`` (one block per row; per tile
+The loop of ``_rowscan_kernels.make_prefix_kernel`` (one block per row; per tile
 ``block.load``, ``block.inclusive_sum`` with the ``running_total`` prefix
 callback, ``block.store``), with one addition: ``block.load`` pads a partial
 last tile with ``oob_default=0``. Without it the items past the end of the row
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import _rowscan_kernels as rk
 import numpy as np
-import rowscan
 from numba import cuda
 
 from scan import block
@@ -44,7 +44,7 @@ def make_explicit_kernel(
     TILE = threads * items
     IO = io
     ALGO = algo
-    total = rowscan.running_total(STATE[dtype])
+    total = rk.running_total(STATE[dtype])
     jit = cuda.jit(launch_bounds=threads) if launch_bounds else cuda.jit
 
     @jit  # type: ignore[untyped-decorator, unused-ignore]
@@ -73,7 +73,7 @@ def make_default_kernel(dtype: str, threads: int, items: int, *, tiles: bool = F
     ZERO = VALUE(0)
     ITEMS = items
     TILE = threads * items
-    total = rowscan.running_total(STATE[dtype])
+    total = rk.running_total(STATE[dtype])
     if tiles:
 
         @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
@@ -122,7 +122,7 @@ def make_mlir_kernel(
     ZERO = VALUE(0)
     ITEMS = items
     TILE = threads * items
-    total = rowscan.running_total(STATE[dtype])
+    total = rk.running_total(STATE[dtype])
     if algo is None:
 
         @jit  # type: ignore[untyped-decorator, unused-ignore]

@@ -34,7 +34,7 @@ Contenders
     ``torch.cumsum(x, dim=1, out=y)`` on the bfloat16 tensor.
 ``triton``
     ``tl.load(...).to(tl.float32)``, ``tl.cumsum`` plus the carried total,
-    ``.to(tl.bfloat16)`` (``bench/triton_bf16.py``), tuned per shape over
+    ``.to(tl.bfloat16)`` (``bench/_triton_bf16.py``), tuned per shape over
     BLOCK x num_warps x num_stages.
 
 Configurations: threads x items in (128, 8), (256, 8), (256, 16), (512, 8);
@@ -284,7 +284,7 @@ def _build_cub_unit(unit: CubUnit, nvcc: str, cc: tuple[int, int]) -> CubUnit:
 def build_cub(cfgs: Sequence[Config], build_dir: Path, cc: tuple[int, int]) -> list[CubUnit]:
     """Compile every CUB unit in parallel threads."""
     from _harness import build_nvcc_units
-    from run_all import find_tool
+    from _toolchain import find_tool
 
     build_dir.mkdir(parents=True, exist_ok=True)
     grouped: dict[tuple[int, int], list[Config]] = {}
@@ -432,7 +432,7 @@ def make_torch_launch(data: Data) -> Callable[[], None]:
 def triton_status() -> str:
     """``""`` when triton imports here, else why not."""
     try:
-        import triton_bf16  # noqa: F401
+        import _triton_bf16  # noqa: F401
     except Exception as exc:
         return f"triton unavailable: {type(exc).__name__}: {exc}".replace("\n", " | ")[:300]
     return ""
@@ -440,9 +440,9 @@ def triton_status() -> str:
 
 def make_triton_launch(data: Data, cfg: TritonConfig) -> Callable[[], None]:
     """``launch()`` of the Triton kernel (torch's current stream: the legacy default one)."""
-    import triton_bf16
+    import _triton_bf16
 
-    kernel = triton_bf16.bf16_cumsum
+    kernel = _triton_bf16.bf16_cumsum
     x, y, cols = data.x, data.y, data.cols
     meta = {
         "BLOCK": cfg.block,
@@ -706,7 +706,7 @@ def write_outputs(results: Sequence[tuple[Data, list[Entry]]], out: Path, lines:
 
 def build_only(cfgs: Sequence[Config], build_dir: Path, cc: tuple[int, int]) -> int:
     """Compile the CUB units and the project kernels without a GPU; print their resources."""
-    from resource_usage import SM90_RESERVED_SHARED, cubin_usage, only_kernel
+    from _toolchain import SM90_RESERVED_SHARED, cubin_usage, only_kernel
 
     started = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(1) as background:

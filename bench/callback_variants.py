@@ -41,21 +41,21 @@ from collections.abc import Callable
 from typing import Any
 
 import _common
-import rowscan
+import _rowscan_kernels as rk
 from numba import cuda
 
 
 def make_cub_order_kernel(
-    cfg: rowscan.KernelConfig, dtype: str, carry_dtype: str, *, auto_sync: bool = True
+    cfg: rk.KernelConfig, dtype: str, carry_dtype: str, *, auto_sync: bool = True
 ) -> Any:
     """The hand-carried tile loop with the arithmetic order of CUB's callback scan."""
     from scan import block
 
-    VALUE, CARRY, ITEMS, TILE, IO, ALGO = rowscan.kernel_constants(cfg, dtype, carry_dtype)
+    VALUE, CARRY, ITEMS, TILE, IO, ALGO = rk.kernel_constants(cfg, dtype, carry_dtype)
     ZERO = CARRY(0)
     AUTO_SYNC = auto_sync
 
-    @rowscan.kernel_jit(cfg)  # type: ignore[untyped-decorator, unused-ignore]
+    @rk.kernel_jit(cfg)  # type: ignore[untyped-decorator, unused-ignore]
     def row_cumsum_cub_order(src: Any, dst: Any) -> None:
         row = cuda.blockIdx.x
         items = cuda.local.array(ITEMS, VALUE)
@@ -80,7 +80,7 @@ def make_cub_order_kernel(
 
 
 def make_late_prefix_kernel(
-    cfg: rowscan.KernelConfig, dtype: str, carry_dtype: str, *, auto_sync: bool = False
+    cfg: rk.KernelConfig, dtype: str, carry_dtype: str, *, auto_sync: bool = False
 ) -> Any:
     """The hand-carried tile loop with the data flow of the callback protocol.
 
@@ -91,11 +91,11 @@ def make_late_prefix_kernel(
     """
     from scan import block
 
-    VALUE, CARRY, ITEMS, TILE, IO, ALGO = rowscan.kernel_constants(cfg, dtype, carry_dtype)
+    VALUE, CARRY, ITEMS, TILE, IO, ALGO = rk.kernel_constants(cfg, dtype, carry_dtype)
     ZERO = CARRY(0)
     AUTO_SYNC = auto_sync
 
-    @rowscan.kernel_jit(cfg)  # type: ignore[untyped-decorator, unused-ignore]
+    @rk.kernel_jit(cfg)  # type: ignore[untyped-decorator, unused-ignore]
     def row_cumsum_late_prefix(src: Any, dst: Any) -> None:
         row = cuda.blockIdx.x
         published = cuda.shared.array(2, VALUE)
@@ -124,7 +124,7 @@ def make_late_prefix_kernel(
 def _sass(kernel: Any) -> tuple[int, int]:
     """Registers per thread and LDL+STL count of a compiled kernel ((-1, -1) if unknown)."""
     try:
-        _, stats = rowscan.kernel_sass(kernel)
+        _, stats = rk.kernel_sass(kernel)
     except Exception:  # the simulator has no SASS
         return -1, -1
     return (-1 if stats.regs is None else stats.regs), stats.ldl + stats.stl
@@ -149,7 +149,7 @@ def _launch(
 def without_launch_bounds(factory: Callable[..., Any]) -> Callable[..., Any]:
     """``factory`` for the same configuration compiled without launch bounds."""
 
-    def make(cfg: rowscan.KernelConfig, *args: Any, **kwargs: Any) -> Any:
+    def make(cfg: rk.KernelConfig, *args: Any, **kwargs: Any) -> Any:
         return factory(dataclasses.replace(cfg, launch_bounds=False), *args, **kwargs)
 
     return make
@@ -160,19 +160,19 @@ SHARED_LIMITED = {"hand_carried/6_blocks_per_sm": 6}
 
 #: (label, kernel factory, auto_sync)
 VARIANTS: tuple[tuple[str, Callable[..., Any], bool], ...] = (
-    ("prefix_op", rowscan.make_prefix_kernel, True),
-    ("prefix_op/auto_sync=False", rowscan.make_prefix_kernel, False),
-    ("hand_carried", rowscan.make_hand_carried_kernel, False),
-    ("hand_carried/auto_sync=True", rowscan.make_hand_carried_kernel, True),
+    ("prefix_op", rk.make_prefix_kernel, True),
+    ("prefix_op/auto_sync=False", rk.make_prefix_kernel, False),
+    ("hand_carried", rk.make_hand_carried_kernel, False),
+    ("hand_carried/auto_sync=True", rk.make_hand_carried_kernel, True),
     ("hand_carried/cub_order", make_cub_order_kernel, True),
     ("hand_carried/late_prefix", make_late_prefix_kernel, False),
-    ("prefix_op/no_launch_bounds", without_launch_bounds(rowscan.make_prefix_kernel), True),
+    ("prefix_op/no_launch_bounds", without_launch_bounds(rk.make_prefix_kernel), True),
     (
         "hand_carried/no_launch_bounds",
-        without_launch_bounds(rowscan.make_hand_carried_kernel),
+        without_launch_bounds(rk.make_hand_carried_kernel),
         False,
     ),
-    ("hand_carried/6_blocks_per_sm", rowscan.make_hand_carried_kernel, False),
+    ("hand_carried/6_blocks_per_sm", rk.make_hand_carried_kernel, False),
 )
 
 
@@ -183,19 +183,19 @@ def main(argv: list[str] | None = None) -> int:
         "--config",
         dest="configs",
         action="append",
-        choices=[c.name for c in rowscan.CONFIGS],
+        choices=[c.name for c in rk.CONFIGS],
         help="configuration (repeatable); default: every one in bench/rowscan.py",
     )
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds")
-    _common.add_common_args(parser, dtypes=rowscan.DTYPES)
+    _common.add_common_args(parser, dtypes=rk.DTYPES)
     args = parser.parse_args(argv)
-    _common.resolve_common_args(args, rowscan.DTYPES)
-    by_name = {c.name: c for c in rowscan.CONFIGS}
-    configs = [by_name[n] for n in args.configs] if args.configs else list(rowscan.CONFIGS)
+    _common.resolve_common_args(args, rk.DTYPES)
+    by_name = {c.name: c for c in rk.CONFIGS}
+    configs = [by_name[n] for n in args.configs] if args.configs else list(rk.CONFIGS)
     failures = 0
     table: list[list[object]] = []
     for dtype in args.dtypes:
-        state = rowscan.MAIN_STATE[dtype]
+        state = rk.MAIN_STATE[dtype]
         for cfg in configs:
             kernels = [
                 (label, factory(cfg, dtype, state, auto_sync=sync))
@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
             for rows, cols in args.shapes:
                 d_src = cuda.device_array((rows, cols), dtype=dtype)
                 d_dst = cuda.device_array((rows, cols), dtype=dtype)
-                rowscan._fill(d_src)
+                rk.fill(d_src)
                 times: dict[str, list[float]] = {label: [] for label, _ in kernels}
                 ok: dict[str, bool] = {label: True for label, _ in kernels}
                 for _ in range(args.rounds):
@@ -220,12 +220,12 @@ def main(argv: list[str] | None = None) -> int:
                             _launch, kernel, rows, cfg.block, d_src, d_dst, shared
                         )
                         info = {"impl": label, "dtype": dtype, "config": cfg.name}
-                        rowscan._poison(d_dst)
+                        rk.poison(d_dst)
                         try:
                             times[label] += _common.time_launches(
                                 launch,
                                 cuda.event,
-                                rowscan._elapsed_ms,
+                                rk.elapsed_ms,
                                 reps=args.reps,
                                 warmup=args.warmup,
                             )
@@ -233,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
                             _common.emit_error(exc, **info)
                             ok[label] = False
                             continue
-                        ok[label] = rowscan._check(d_src, d_dst, info) and ok[label]
+                        ok[label] = rk.check(d_src, d_dst, info) and ok[label]
                 base = _common.median(times["hand_carried"]) if times["hand_carried"] else 1.0
                 for label, kernel in kernels:
                     if not times[label]:

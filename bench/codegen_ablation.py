@@ -3,10 +3,10 @@
 
 ``--toggle items_first`` (the default): for integer sums with a prefix
 callback and several items a thread the library scans each thread's items
-before the block scan (``scan._codegen.thread_items_first``); CUB scans them
-after it. ``--toggle plus``: the built-in ``+`` given to CUB as
-``::cuda::std::plus<>`` or as a functor of the unit's own
-(``scan._codegen.cub_plus``). This script compiles the row-scan kernel of
+before the block scan (``thread_items_first`` of
+``scan._primitives.block_scan._unit``); CUB scans them after it. ``--toggle
+plus``: the built-in ``+`` given to CUB as ``::cuda::std::plus<>`` or as a
+functor of the unit's own (``cub_plus``, same module). This script compiles the row-scan kernel of
 ``bench/matrix.py`` (int32 data, int64 state) both ways for each
 configuration, checks every output, and times the two in interleaved rounds
 (CUDA events, back to back, medians), in one process:
@@ -20,17 +20,14 @@ One line per configuration: GB/s of each way and their ratio.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import statistics
-from collections.abc import Iterator
 from typing import Any
 
 import _common
 import _matrix_kernels
 import numpy as np
+from _ablations import items_first, plus
 from numba import cuda
-
-import scan._codegen as codegen
 
 CONFIGS = [
     (128, 4, "raking", "vectorize"),
@@ -46,46 +43,6 @@ CONFIGS = [
     (256, 8, "raking", "direct"),
     (128, 16, "raking", "warp_transpose"),
 ]
-
-
-def _forget_units() -> None:
-    """Drop this process's memo of compiled units and their link objects (both by
-    name, and the two orders give units of the same name); the disk cache is keyed
-    by the generated source, so each order finds its own."""
-    from scan import _build
-    from scan._numba_cuda import _lowering
-
-    _build._units.clear()
-    _lowering._objects.clear()
-
-
-@contextlib.contextmanager
-def _compiled_with(**patches: Any) -> Iterator[None]:
-    """Compile with these attributes of ``scan._codegen`` replaced."""
-    originals = {name: getattr(codegen, name) for name in patches}
-    _forget_units()
-    for name, value in patches.items():
-        setattr(codegen, name, value)
-    try:
-        yield
-    finally:
-        for name, value in originals.items():
-            setattr(codegen, name, value)
-        _forget_units()
-
-
-def items_first(enabled: bool) -> contextlib.AbstractContextManager[None]:
-    """Compile with the thread's items scanned first, as the library does, or after
-    them (CUB's order)."""
-    return _compiled_with() if enabled else _compiled_with(thread_items_first=lambda plan: False)
-
-
-def plus(enabled: bool) -> contextlib.AbstractContextManager[None]:
-    """Compile with ``+`` given to CUB as ``::cuda::std::plus<>`` (also at the shapes of
-    ``OWN_PLUS``) or as the unit's functor."""
-    if enabled:
-        return _compiled_with(OWN_PLUS=frozenset())
-    return _compiled_with(cub_plus=lambda plan: False)
 
 
 TOGGLES = {

@@ -29,22 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from compile_times import CHILD, _together
-
-#: Child-process source: ``_timed(fn, name)`` adds fn's wall time to ``PHASES[name]``.
-TIMED = """
-import time as _time
-PHASES = {}
-
-def _timed(fn, name):
-    def run(*args, **kwargs):
-        start = _time.perf_counter()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            PHASES[name] = PHASES.get(name, 0.0) + _time.perf_counter() - start
-    return run
-"""
+from _compile_timing import CHILD, TIMED, run_together
 
 INSTRUMENT = (
     TIMED
@@ -83,7 +68,7 @@ def _child() -> str:
 def _concurrent(n: int) -> None:
     """`n` instrumented cold processes at once on one cache folder, one row each."""
     with tempfile.TemporaryDirectory(prefix="scan-cache-") as cache:
-        rows: list[dict[str, Any]] = [dict(r) for r in _together(n, cache, _child())]
+        rows: list[dict[str, Any]] = [dict(r) for r in run_together(n, cache, _child())]
     first = min(r["start"] for r in rows)
     print(
         "| process | import (s) | compile starts at (s) | typing to first call (s) "

@@ -20,110 +20,11 @@ artifact must be built once among them).
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import textwrap
 
-CHILD = textwrap.dedent(
-    """
-    import json, sys, time
-    t0 = time.perf_counter()
-    import numpy as np
-    from numba import cuda
-    from numba.cuda import types
-    from numba.cuda.compiler import compile_cuda, kernel_fixup
-    import statefn
-    from scan import _cache, block
-    t_import = time.perf_counter() - t0
-
-    @statefn.stateful(np.int64)
-    def running_total(state, block_aggregate):
-        prefix = state[0]
-        state[0] = prefix + block_aggregate
-        return prefix
-
-    def scan_kernel(src, dst):
-        state = cuda.local.array(1, np.int64)
-        state[0] = 0
-        items = cuda.local.array(4, np.int32)
-        row = cuda.blockIdx.x
-        for base in range(0, src.shape[1], 512):
-            block.load(src[row], base, items, threads=128)
-            block.inclusive_sum(items, items, prefix_op=running_total, prefix_state=state,
-                                threads=128)
-            block.store(dst[row], base, items, threads=128)
-
-    def plain_kernel(src, dst):
-        row = cuda.blockIdx.x
-        for base in range(0, src.shape[1], 512):
-            for j in range(4):
-                i = base + cuda.threadIdx.x * 4 + j
-                if i < src.shape[1]:
-                    dst[row, i] = src[row, i]
-
-    kernel = scan_kernel if sys.argv[1] == "scan" else plain_kernel
-    arr = types.int32[:, ::1]
-    t1 = time.perf_counter()
-    # what a launch does: compile to the kernel's code library, then get_cubin
-    cres = compile_cuda(kernel, types.void, (arr, arr), nvvm_options={"opt": 3},
-                        cc=(9, 0), lto=True)
-    kernel_fixup(cres.library.get_function(cres.fndesc.llvm_func_name), False)
-    cres.library._entry_name = cres.fndesc.llvm_func_name
-    cres.library.get_ltoir(cc=(9, 0, "a"))
-    t2 = time.perf_counter()
-    cres.library.get_cubin(cc=(9, 0, "a"))
-    t3 = time.perf_counter()
-    print(json.dumps({"import": t_import, "compile": t2 - t1, "link": t3 - t2,
-                      "total": t3 - t1, "stats": _cache.stats()}))
-    """
-)
-
-
-def _env(cache_dir: str) -> dict[str, str]:
-    env = dict(os.environ, STATEFN_SCAN_CACHE_DIR=cache_dir)
-    env.pop("NUMBA_ENABLE_CUDASIM", None)
-    return env
-
-
-def _parse(stdout: str) -> dict[str, object]:
-    result: dict[str, object] = json.loads(stdout.strip().splitlines()[-1])
-    return result
-
-
-def _run(kind: str, cache_dir: str) -> dict[str, object]:
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, kind],
-        env=_env(cache_dir),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return _parse(out.stdout)
-
-
-def _together(n: int, cache_dir: str, child: str = CHILD) -> list[dict[str, object]]:
-    """`n` cold scan processes (``child``'s source) started at once on one cache folder."""
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", child, "scan"],
-            env=_env(cache_dir),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(n)
-    ]
-    results = []
-    for proc in procs:
-        out, err = proc.communicate()
-        if proc.returncode != 0:
-            raise RuntimeError(err)
-        results.append(_parse(out))
-    return results
+from _compile_timing import run_child, run_together
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,18 +36,18 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[tuple[str, dict[str, object]]] = []
     for _ in range(args.repeats):
         with tempfile.TemporaryDirectory(prefix="scan-cache-") as cache:
-            rows.append(("scan, cold cache", _run("scan", cache)))
+            rows.append(("scan, cold cache", run_child("scan", cache)))
     if args.concurrent > 1:
         with tempfile.TemporaryDirectory(prefix="scan-cache-") as cache:
             rows += [
                 (f"scan, cold, {args.concurrent} processes at once", r)
-                for r in _together(args.concurrent, cache)
+                for r in run_together(args.concurrent, cache)
             ]
     with tempfile.TemporaryDirectory(prefix="scan-cache-") as cache:
-        _run("scan", cache)
-        rows += [("scan, warm cache", _run("scan", cache)) for _ in range(args.repeats)]
+        run_child("scan", cache)
+        rows += [("scan, warm cache", run_child("scan", cache)) for _ in range(args.repeats)]
         with tempfile.TemporaryDirectory(prefix="scan-cache-") as empty:
-            rows += [("plain Numba", _run("plain", empty)) for _ in range(args.repeats)]
+            rows += [("plain Numba", run_child("plain", empty)) for _ in range(args.repeats)]
     print(
         "| kernel | compile (s) | link (s) | total (s) | NVRTC builds | callback builds "
         "| link builds |"

@@ -3,7 +3,7 @@
 
 The README's row scan (load, inclusive_sum with a stateful prefix callback,
 store; int32, 256 x 4; ``_matrix_kernels.make_default_kernel``) and a plain
-numba-cuda row copy of the same shape (``rowscan.make_plain_copy_kernel``),
+numba-cuda row copy of the same shape (``_rowscan_kernels.make_plain_copy_kernel``),
 on a grid small enough (``--rows``, default 132 rows of 1024) that the
 kernels themselves take microseconds, launched:
 
@@ -53,11 +53,11 @@ import numpy as np
 def _kernels(threads: int, items: int) -> tuple[Any, Any]:
     """The matrix benchmark's default row scan and rowscan.py's plain row copy, int32."""
     import _matrix_kernels
-    import rowscan
+    import _rowscan_kernels as rk
 
     return (
         _matrix_kernels.make_default_kernel("int32", threads, items),
-        rowscan.make_plain_copy_kernel(rowscan.KernelConfig(threads, items, "direct")),
+        rk.make_plain_copy_kernel(rk.KernelConfig(threads, items, "direct")),
     )
 
 

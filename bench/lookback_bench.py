@@ -523,7 +523,7 @@ def _build_program(unit: CubProgram, nvcc: str, cc: tuple[int, int]) -> CubProgr
 def build_cub(build_dir: Path, cc: tuple[int, int]) -> list[CubProgram]:
     """Build the C++ program once per CCCL (``cccl_candidates``), in parallel threads."""
     from _harness import build_nvcc_units
-    from run_all import find_tool
+    from _toolchain import find_tool
 
     build_dir.mkdir(parents=True, exist_ok=True)
     nvcc = find_tool("nvcc")
@@ -1489,7 +1489,7 @@ def write_json(groups: Sequence[Group], path: Path, meta: dict[str, object]) -> 
 
 def build_only(cfgs: Sequence[Config], build_dir: Path, cc: tuple[int, int]) -> int:
     """Compile the C++ programs and the project kernels without a GPU; print their resources."""
-    from resource_usage import SM90_RESERVED_SHARED, only_kernel
+    from _toolchain import SM90_RESERVED_SHARED, only_kernel
 
     started = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(1) as background:

@@ -6,7 +6,7 @@ size (threads) and items per thread. Each cell has *contenders*, each a launch
 closure and a result check:
 
 ``project``         the project's row kernel (``_matrix_kernels``: the loop of
-                    ``rowscan.make_prefix_kernel``, ``block.load`` /
+                    ``rk.make_prefix_kernel``, ``block.load`` /
                     ``block.inclusive_sum(prefix_op=running_total, prefix_state=state)``
                     / ``block.store``, with ``oob_default=0`` on the load so that a
                     partial last tile is right) for every scan algorithm (``raking``,
@@ -29,7 +29,8 @@ closure and a result check:
                     ``triton_best``
 ``project_mlir``    the project's kernel written with numba-cuda-mlir (``--mlir``)
 
-plus the cells of ``bench/records_bench.py`` when that module imports (``--records``).
+plus the cells of ``bench/_records_cells.py`` (those of ``bench/records_bench.py``) when
+that module imports (``--records``).
 
 Cells: every (dtype, shape, threads, items) of the main matrix; a Triton cell
 per (dtype, shape); shape cells with the first shape's rows and 77 more
@@ -66,7 +67,7 @@ The exit status is 0 only when every contender's check passed and no part
 failed. ``--budget-s`` bounds the wall time: parts that would start after it
 are skipped and reported, and rounds shrink when time runs short.
 
-The cell protocol (``records_bench.cells(quick, build_dir)`` returns such
+The cell protocol (``_records_cells.cells(quick, build_dir)`` returns such
 cells; this script's own cells have the same form)::
 
     {"task": str, "dtype": str, "rows": int, "cols": int, "threads": int,
@@ -124,7 +125,9 @@ if importlib.util.find_spec("scan") is None and str(REPO) not in sys.path:
     sys.path.append(str(REPO))
 
 import _common  # noqa: E402
-from run_all import _fmt, _md_table, find_cuda_home, find_tool  # noqa: E402
+from _cub_rowscan import STATE, CubSpec, cub_source, nvcc_argv  # noqa: E402
+from _report import fmt, md_table  # noqa: E402
+from _toolchain import cccl_include, find_tool  # noqa: E402
 
 _T0 = time.perf_counter()
 
@@ -146,12 +149,7 @@ PARTIAL_EXTRA_COLS = 77
 #: scan algorithms and tile I/O, in the order kernels are compiled
 SCANS = ("raking", "warp_scans", "raking_memoize")
 IOS = ("warp_transpose", "vectorize", "direct")
-#: the callback state's dtype (CUB's running total too), per value dtype
-STATE = {"int32": "int64", "float32": "float32", "int64": "int64", "float64": "float64"}
-C_TYPES = {"int32": "int", "float32": "float", "int64": "long long", "float64": "double"}
-CUB_IO = {"warp_transpose": "WARP_TRANSPOSE", "vectorize": "VECTORIZE", "direct": "DIRECT"}
-CUB_SCAN = {"raking": "RAKING", "raking_memoize": "RAKING_MEMOIZE", "warp_scans": "WARP_SCANS"}
-#: seconds the records part needs at least (``records_bench.cells`` compiles its kernels first)
+#: seconds the records part needs at least (``_records_cells.cells`` compiles its kernels first)
 RECORDS_MIN_S = 90.0
 #: the fewest kernels a generated CUB source holds (when there are that many)
 CUB_MIN_PER_FILE = 6
@@ -266,35 +264,6 @@ class ProjectSpec:
         if self.algo is None:
             return (1, 0, 0, int(self.launch_bounds))
         return (0, SCANS.index(self.algo), IOS.index(self.io or ""), int(self.launch_bounds))
-
-
-@dataclass(frozen=True)
-class CubSpec:
-    """One CUB C++ kernel configuration."""
-
-    dtype: str
-    threads: int
-    items: int
-    algo: str
-    io: str
-    #: pointers declared ``__restrict__`` (the loads may take the read-only path)
-    restrict: bool = True
-
-    @property
-    def name(self) -> str:
-        """The generated ``extern "C"`` kernel's symbol."""
-        plain = "" if self.restrict else "_norestrict"
-        return f"cub_{self.dtype}_b{self.threads}_i{self.items}_{self.io}_{self.algo}{plain}"
-
-    @property
-    def impl(self) -> str:
-        """Contender name: ``cub_cpp``, or ``cub_cpp_norestrict`` without ``__restrict__``."""
-        return "cub_cpp" if self.restrict else "cub_cpp_norestrict"
-
-    @property
-    def config(self) -> str:
-        """Configuration label ``<scan>/<io>``."""
-        return f"{self.algo}/{self.io}"
 
 
 @dataclass(frozen=True)
@@ -698,40 +667,6 @@ def stop_pool(pool: cf.Executor | None, futures: Sequence[cf.Future[Any]] = ()) 
 # ---------------------------------------------------------------------------- CUB sources
 
 
-def cccl_include() -> Path | None:
-    """``$CUDA_HOME/include/cccl`` when the toolkit has it (as ``run_all.start_build``)."""
-    home = find_cuda_home()
-    if home is not None and (home / "include" / "cccl").is_dir():
-        return home / "include" / "cccl"
-    return None
-
-
-def cub_source(specs: Sequence[CubSpec]) -> str:
-    """One generated translation unit: an ``extern "C"`` wrapper per configuration.
-
-    Its configurations all have ``__restrict__`` pointers or none do
-    (:func:`write_cub_sources`): the header's ``ROWSCAN_RESTRICT`` is per unit.
-    """
-    restrict = {s.restrict for s in specs}
-    assert len(restrict) <= 1, "one unit holds kernels of one pointer kind"
-    lines = ['// Generated by bench/matrix.py: one extern "C" kernel per configuration.']
-    if restrict == {False}:
-        lines.append("#define ROWSCAN_RESTRICT")
-    lines += ['#include "cub_rowscan_kernel.cuh"', ""]
-    for s in specs:
-        t, st = C_TYPES[s.dtype], C_TYPES[STATE[s.dtype]]
-        lines += [
-            f'extern "C" __global__ void __launch_bounds__({s.threads})',
-            f"{s.name}(const {t}* ROWSCAN_RESTRICT src, {t}* ROWSCAN_RESTRICT dst, int cols) {{",
-            f"  rowscan_bench::row_inclusive_sum_dispatch<{t}, {st}, {s.threads}, {s.items},",
-            f"      cub::BLOCK_LOAD_{CUB_IO[s.io]}, cub::BLOCK_STORE_{CUB_IO[s.io]},",
-            f"      cub::BLOCK_SCAN_{CUB_SCAN[s.algo]}>(src, dst, cols);",
-            "}",
-            "",
-        ]
-    return "\n".join(lines)
-
-
 def write_cub_sources(
     specs: Sequence[CubSpec], folder: Path, files: int
 ) -> list[tuple[Path, list[CubSpec]]]:
@@ -756,18 +691,6 @@ def write_cub_sources(
                 path.write_text(text)
             out.append((path, chunk))
     return out
-
-
-def nvcc_argv(source: Path, cubin: Path, arch: str) -> list[str] | None:
-    """nvcc command line for one generated source, or None without nvcc."""
-    nvcc = find_tool("nvcc")
-    if nvcc is None:
-        return None
-    argv = [nvcc, "-O3", "-std=c++17", f"-arch={arch}", "-cubin", "-lineinfo", f"-I{BENCH}"]
-    cccl = cccl_include()
-    if cccl is not None:
-        argv.append(f"-I{cccl}")
-    return [*argv, "-o", str(cubin), str(source)]
 
 
 def compile_cub_file(source: Path, specs: list[CubSpec], arch: str) -> dict[str, Any]:
@@ -1118,11 +1041,11 @@ class Data:
 
     def check(self, launch: Callable[[], None], label: dict[str, object]) -> Callable[[], bool]:
         """A check of ``launch``: poison the output, launch, check every element."""
-        import rowscan
+        import _rowscan_kernels as rk
         from numba import cuda
 
         def check() -> bool:
-            rowscan._poison(self.dst)
+            rk.poison(self.dst)
             launch()
             cuda.synchronize()
             return self.verify(label)
@@ -1165,13 +1088,13 @@ class Data:
 
 def alloc_data(dtype: str, rows: int, cols: int) -> Data:
     """Device arrays, the input filled on the device (``_common.element_value``)."""
+    import _rowscan_kernels as rk
     import numpy as np
-    import rowscan
     from numba import cuda
 
     src = cuda.device_array((rows, cols), dtype=getattr(np, dtype))
     dst = cuda.device_array((rows, cols), dtype=getattr(np, dtype))
-    rowscan._fill(src)
+    rk.fill(src)
     cuda.synchronize()
     return Data(dtype, rows, cols, src, dst)
 
@@ -1248,9 +1171,9 @@ class ProjectKernels:
             kernel = self.kernels.get(spec)
             if kernel is not None and spec.frontend == "numba":
                 try:
-                    import rowscan
+                    import _rowscan_kernels as rk
 
-                    _, stats = rowscan.kernel_sass(kernel)
+                    _, stats = rk.kernel_sass(kernel)
                     regs = "" if stats.regs is None else str(stats.regs)
                     ldl = str(stats.ldl + stats.stl)
                 except Exception as exc:
@@ -1773,13 +1696,13 @@ def defaults_table(report: Report) -> list[str]:
         body.append(
             [
                 *_cell_name(key),
-                _fmt(_gbps(d), 0) + ("" if d and d["ok"] else " (FAILED)"),
-                f"{cub['config']} {_fmt(cub['gbps'], 0)}" if cub else "-",
-                _fmt(_ratio(_gbps(d), _gbps(cub)), 3),
-                f"{tri['config']} {_fmt(tri['gbps'], 0)}" if tri and tri["ok"] else "-",
-                _fmt(_ratio(_gbps(d), _gbps(tri)), 3),
-                _fmt(_ratio(_gbps(sd), _gbps(scub)), 3),
-                _fmt(_ratio(_gbps(sl), _gbps(scub)), 3),
+                fmt(_gbps(d), 0) + ("" if d and d["ok"] else " (FAILED)"),
+                f"{cub['config']} {fmt(cub['gbps'], 0)}" if cub else "-",
+                fmt(_ratio(_gbps(d), _gbps(cub)), 3),
+                f"{tri['config']} {fmt(tri['gbps'], 0)}" if tri and tri["ok"] else "-",
+                fmt(_ratio(_gbps(d), _gbps(tri)), 3),
+                fmt(_ratio(_gbps(sd), _gbps(scub)), 3),
+                fmt(_ratio(_gbps(sl), _gbps(scub)), 3),
                 d["regs"] if d else "",
                 d["ldl_stl"] if d else "",
             ]
@@ -1798,7 +1721,7 @@ def defaults_table(report: Report) -> list[str]:
         "regs",
         "LDL+STL",
     ]
-    return _md_table(head, body)
+    return md_table(head, body)
 
 
 def tiles_table(report: Report) -> list[str]:
@@ -1813,9 +1736,9 @@ def tiles_table(report: Report) -> list[str]:
                 [
                     *_cell_name(key),
                     method,
-                    _fmt(_gbps(hand), 0),
-                    _fmt(_gbps(tiles), 0) + ("" if tiles["ok"] else " (FAILED)"),
-                    _fmt(_ratio(_gbps(tiles), _gbps(hand)), 3),
+                    fmt(_gbps(hand), 0),
+                    fmt(_gbps(tiles), 0) + ("" if tiles["ok"] else " (FAILED)"),
+                    fmt(_ratio(_gbps(tiles), _gbps(hand)), 3),
                     f"{hand['regs']} / {tiles['regs']}",
                 ]
             )
@@ -1829,7 +1752,7 @@ def tiles_table(report: Report) -> list[str]:
         "tiles / range",
         "regs (range / tiles)",
     ]
-    return _md_table(head, body)
+    return md_table(head, body)
 
 
 def same_config_table(report: Report) -> list[str]:
@@ -1851,9 +1774,9 @@ def same_config_table(report: Report) -> list[str]:
         for combo in combos:
             p = _one(rows, "project", combo)
             c = _one(rows, "cub_cpp", "/".join(combo.split("/")[:2]))
-            line.append(_fmt(_ratio(_gbps(p), _gbps(c)), 3))
+            line.append(fmt(_ratio(_gbps(p), _gbps(c)), 3))
         body.append(line)
-    return _md_table(["dtype", "shape", "threads x items", *combos], body)
+    return md_table(["dtype", "shape", "threads x items", *combos], body)
 
 
 def fastest_project_table(report: Report) -> tuple[list[str], list[str]]:
@@ -1884,14 +1807,14 @@ def fastest_project_table(report: Report) -> tuple[list[str], list[str]]:
             [
                 *_cell_name(key),
                 name,
-                _fmt(best["gbps"], 0),
-                _fmt(_ratio(_gbps(d), best["gbps"]), 3),
-                _fmt(_ratio(best["gbps"], _gbps(cub)), 3),
+                fmt(best["gbps"], 0),
+                fmt(_ratio(_gbps(d), best["gbps"]), 3),
+                fmt(_ratio(best["gbps"], _gbps(cub)), 3),
                 best["regs"],
                 best["ldl_stl"],
             ]
         )
-    table = _md_table(
+    table = md_table(
         [
             "dtype",
             "shape",
@@ -1905,7 +1828,7 @@ def fastest_project_table(report: Report) -> tuple[list[str], list[str]]:
         ],
         body,
     )
-    tally = _md_table(
+    tally = md_table(
         ["project config", "fastest in (cells)", "within 1% of the fastest (cells)"],
         [
             [c, wins.get(c, 0), near.get(c, 0)]
@@ -1929,12 +1852,12 @@ def mlir_table(report: Report) -> list[str]:
                 [
                     *_cell_name(key),
                     r["config"],
-                    _fmt(_gbps(r), 0) + ("" if r["ok"] else " (FAILED)"),
-                    _fmt(_gbps(numba), 0),
-                    _fmt(_ratio(_gbps(r), _gbps(numba)), 3),
+                    fmt(_gbps(r), 0) + ("" if r["ok"] else " (FAILED)"),
+                    fmt(_gbps(numba), 0),
+                    fmt(_ratio(_gbps(r), _gbps(numba)), 3),
                 ]
             )
-    return _md_table(
+    return md_table(
         [
             "dtype",
             "shape",
@@ -1963,12 +1886,12 @@ def triton_table(report: Report, top: int = 5) -> list[str]:
                     *_cell_name(key)[:2],
                     rank,
                     r["config"],
-                    _fmt(r["gbps"], 0),
+                    fmt(r["gbps"], 0),
                     r["regs"],
                     f"{len(tri)} timed, {failed} failed" if rank == 1 else "",
                 ]
             )
-    return _md_table(["dtype", "shape", "rank", "config", "GB/s", "regs", "configs"], body)
+    return md_table(["dtype", "shape", "rank", "config", "GB/s", "regs", "configs"], body)
 
 
 def other_tasks_table(report: Report) -> list[str]:
@@ -2013,13 +1936,13 @@ def other_tasks_table(report: Report) -> list[str]:
                 f"{r['threads']}x{r['items']}" if r["threads"] else "-",
                 r["impl"],
                 r["config"],
-                _fmt(r["median_ms"], 4),
-                _fmt(r["gbps"], 0),
-                _fmt(_gbps(s), 0),
+                fmt(r["median_ms"], 4),
+                fmt(r["gbps"], 0),
+                fmt(_gbps(s), 0),
                 r["ok"],
             ]
         )
-    return _md_table(
+    return md_table(
         [
             "task",
             "dtype",
@@ -2038,9 +1961,9 @@ def other_tasks_table(report: Report) -> list[str]:
 
 def compile_table(report: Report) -> list[str]:
     """Compile wall time per part."""
-    return _md_table(
+    return md_table(
         ["part", "wall s", "compiled", "failed", "note"],
-        [[t.name, _fmt(t.seconds, 1), t.count, t.failed, t.note] for t in report.compile.values()],
+        [[t.name, fmt(t.seconds, 1), t.count, t.failed, t.note] for t in report.compile.values()],
     )
 
 
@@ -2088,9 +2011,9 @@ def markdown(report: Report) -> list[str]:
         ]
     lines += ["## Compilation", "", *compile_table(report), ""]
     lines += ["## Parts", ""]
-    lines += _md_table(
+    lines += md_table(
         ["part", "status", "seconds"],
-        [[p.name, p.status, _fmt(p.seconds, 1)] for p in report.parts],
+        [[p.name, p.status, fmt(p.seconds, 1)] for p in report.parts],
     )
     lines += ["", "## Configurations that do not compile (hardware limits)", ""]
     lines += [f"- {n}" for n in report.not_compiled] or ["none"]
@@ -2356,10 +2279,10 @@ class Runner:
             free_data(data)
 
     def records_part(self, part: PartPlan) -> None:
-        """The cells of ``records_bench.cells`` (another module), timed the same way."""
-        import records_bench  # type: ignore[import-not-found, unused-ignore]
+        """The cells of ``_records_cells.cells`` (another module), timed the same way."""
+        import _records_cells  # type: ignore[import-not-found, unused-ignore]
 
-        made = records_bench.cells(self.args.quick, self.args.build_dir / "records")
+        made = _records_cells.cells(self.args.quick, self.args.build_dir / "records")
         cells = cast(list[Cell], made)  # the cell protocol of this module's docstring
         total = sum(len(c["contenders"]) for c in cells) or 1
         self.budget.pending += total - part.weight_hint
@@ -2381,9 +2304,9 @@ class Runner:
             kernel = best.meta.get("kernel")
             if kernel is not None and hasattr(kernel, "overloads"):
                 try:
-                    import rowscan
+                    import _rowscan_kernels as rk
 
-                    _, st = rowscan.kernel_sass(kernel)
+                    _, st = rk.kernel_sass(kernel)
                     best.meta["regs"] = "" if st.regs is None else str(st.regs)
                     best.meta["ldl_stl"] = str(st.ldl + st.stl)
                 except Exception as exc:
@@ -2449,7 +2372,7 @@ def resolve_optional(args: argparse.Namespace) -> list[str]:
     wanted = {
         "triton": (("torch", "triton", "_matrix_triton"), not args.build_only),
         "mlir": (("numba_cuda_mlir",), True),
-        "records": (("records_bench",), not args.build_only),
+        "records": (("_records_cells",), not args.build_only),
     }
     for name, (modules, possible) in wanted.items():
         asked = getattr(args, name)

@@ -26,14 +26,13 @@ One line per (dtype, threads x items): GB/s of each and their ratios to numba-cu
 from __future__ import annotations
 
 import argparse
-import contextlib
 import statistics
-from collections.abc import Iterator
 from typing import Any
 
 import _common
 import _matrix_kernels
 import numpy as np
+from _ablations import mlir_kernel, mlir_variant
 from numba import cuda
 
 CONFIGS = [(256, 4), (512, 4), (256, 8), (512, 16)]
@@ -44,42 +43,6 @@ VARIANTS = (
     "mlir_own_units",
     "mlir_launch_bounds",
 )
-
-
-def _forget_units() -> None:
-    """Drop this process's memo of compiled units and link objects: the variants
-    give units of the same names, the disk cache is keyed by their sources."""
-    from scan import _build
-    from scan._numba_cuda_mlir import _lowering
-
-    _build._units.clear()
-    _lowering._LINK_OBJECTS._objects.clear()
-
-
-def make_kernel(name: str, dtype: str, threads: int, items: int) -> Any:
-    """The default row kernel of numba-cuda-mlir variant `name` (compiled inside ``variant``)."""
-    bounds = (threads, 2048 // threads) if name == "mlir_launch_bounds" else None
-    return _matrix_kernels.make_mlir_kernel(dtype, threads, items, launch_bounds=bounds)
-
-
-@contextlib.contextmanager
-def variant(name: str) -> Iterator[None]:
-    """Compile numba-cuda-mlir kernels with the named part of the lowering off."""
-    from scan._numba_cuda_mlir import _lowering
-    from scan._numba_cuda_mlir._typing import KERNEL_GROUPS
-
-    bounds = _lowering._Call._declare_launch_bounds
-    _forget_units()
-    if name == "mlir_no_bounds":
-        _lowering._Call._declare_launch_bounds = lambda self: None  # type: ignore[method-assign]
-    elif name == "mlir_own_units":
-        KERNEL_GROUPS.take = list  # type: ignore[method-assign]  # no kernel's other calls
-    try:
-        yield
-    finally:
-        _lowering._Call._declare_launch_bounds = bounds  # type: ignore[method-assign]
-        vars(KERNEL_GROUPS).pop("take", None)
-        _forget_units()
 
 
 def _launcher(kernel: Any, grid: int, threads: int, src: Any, dst: Any) -> Any:
@@ -135,10 +98,10 @@ def main() -> None:
                     launch = _launcher(kernel, rows, threads, *views["numba"])
                     ok = _correct(launch, src, dst, bad)
                 else:
-                    kernel = make_kernel(name, dtype, threads, items)
+                    kernel = mlir_kernel(name, dtype, threads, items)
                     launch = _launcher(kernel, rows, threads, *views["mlir"])
                     try:
-                        with variant(name):
+                        with mlir_variant(name):
                             ok = _correct(launch, src, dst, bad)  # compiles with the variant
                     except Exception as exc:  # e.g. own units: 512 x 16 needs > 48 KiB
                         print(f"{dtype} {threads}x{items} {name}: does not compile: {exc!r:.300}")

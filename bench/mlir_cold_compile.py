@@ -24,13 +24,13 @@ from pathlib import Path
 
 CHILD = """
 import sys, time
-import _matrix_kernels, mlir_ablation, scan
+import _ablations, _matrix_kernels, scan
 from scan import _cache
 from numba_cuda_mlir.numba_cuda import types
 arr = types.Array(types.int32, 2, "C")
 kernel = _matrix_kernels.make_mlir_kernel("int32", 256, 8)
 t0 = time.perf_counter()
-with mlir_ablation.variant(sys.argv[1]):
+with _ablations.mlir_variant(sys.argv[1]):
     scan.compile(kernel, (arr, arr), cc=(9, 0), block=256)
 print(f"{sys.argv[1]}: compile + link {time.perf_counter() - t0:.2f} s, {_cache.stats()}")
 """

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-import rowscan
+import _rowscan_kernels as rk
 from numba import cuda
 
 
@@ -24,28 +24,28 @@ def main(argv: list[str] | None = None) -> int:
     """Run the selected kernels; returns 1 if a result is wrong."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", required=True, help="e.g. b256_i8_direct_warp_scans")
-    parser.add_argument("--dtype", default="int32", choices=rowscan.DTYPES)
+    parser.add_argument("--dtype", default="int32", choices=rk.DTYPES)
     parser.add_argument("--shape", default="8192x65536")
     parser.add_argument("--which", default="both", choices=("prefix_op", "hand_carried", "both"))
     args = parser.parse_args(argv)
-    configs = {c.name: c for c in rowscan.CONFIGS}
+    configs = {c.name: c for c in rk.CONFIGS}
     cfg = configs[args.config]
     rows, cols = (int(v) for v in args.shape.lower().split("x"))
-    state = rowscan.MAIN_STATE[args.dtype]
+    state = rk.MAIN_STATE[args.dtype]
     kernels = []
     if args.which in ("prefix_op", "both"):
-        kernels.append(("prefix_op", rowscan.make_prefix_kernel(cfg, args.dtype, state)))
+        kernels.append(("prefix_op", rk.make_prefix_kernel(cfg, args.dtype, state)))
     if args.which in ("hand_carried", "both"):
-        kernels.append(("hand_carried", rowscan.make_hand_carried_kernel(cfg, args.dtype, state)))
+        kernels.append(("hand_carried", rk.make_hand_carried_kernel(cfg, args.dtype, state)))
     d_src = cuda.device_array((rows, cols), dtype=args.dtype)
     d_dst = cuda.device_array((rows, cols), dtype=args.dtype)
-    rowscan._fill(d_src)
+    rk.fill(d_src)
     failures = 0
     for name, kernel in kernels:
         for _ in range(2):
             kernel[rows, cfg.block](d_src, d_dst)
         cuda.synchronize()
-        ok = rowscan._check(d_src, d_dst, {"impl": name, "config": cfg.name})
+        ok = rk.check(d_src, d_dst, {"impl": name, "config": cfg.name})
         print(f"{name} {cfg.name} {args.dtype} {args.shape}: {'ok' if ok else 'WRONG'}")
         failures += not ok
     return 1 if failures else 0

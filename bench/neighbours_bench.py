@@ -162,7 +162,7 @@ def cub_symbol(task: str, cfg: Config) -> str:
 
 def build_cub(cfgs: Sequence[Config], build_dir: Path, cc: tuple[int, int]) -> dict[Config, Path]:
     """Compile the CUB kernels of `cfgs` (one nvcc job a threads x items); their cubins."""
-    from run_all import find_tool
+    from _toolchain import find_tool
 
     build_dir.mkdir(parents=True, exist_ok=True)
     pairs = sorted({(c.threads, c.items) for c in cfgs})

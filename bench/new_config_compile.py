@@ -6,7 +6,7 @@ the README's row-scan kernel (load, inclusive_sum with a stateful prefix
 callback, store; int32 values, int64 state:
 ``_matrix_kernels.make_default_kernel``) for sm_90 with ``scan.compile`` at
 several (threads, items) one after the other, and before each a plain Numba
-row-copy kernel of the same shape (``rowscan.make_plain_copy_kernel``; Numba
+row-copy kernel of the same shape (``_rowscan_kernels.make_plain_copy_kernel``; Numba
 to PTX, nvJitLink to a cubin). The first configuration is the process's
 first compile; the later ones are what a user trying configurations in a
 warm process (a notebook) waits for. Runs with the process's precompiled
@@ -34,7 +34,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from compile_phases import TIMED
+from _compile_timing import TIMED
 
 CONFIGS = [(256, 8), (128, 4), (256, 4), (512, 2), (128, 8)]
 BENCH = Path(__file__).resolve().parent
@@ -47,7 +47,9 @@ CHILD = TIMED + textwrap.dedent(
     from numba import cuda
     from numba.cuda.np.numpy_support import from_dtype
     from cuda.core import Linker, LinkerOptions, ObjectCode
-    import _matrix_kernels, rowscan, scan
+    import _matrix_kernels
+    import _rowscan_kernels as rk
+    import scan
     import cuda.core as core
     from scan import _compile
 
@@ -62,7 +64,7 @@ CHILD = TIMED + textwrap.dedent(
     for threads, items in json.loads(sys.argv[1]):
         PHASES.update(nvrtc_s=0.0, link_s=0.0)
         scan_kernel = _matrix_kernels.make_default_kernel("int32", threads, items)
-        copy = rowscan.make_plain_copy_kernel(rowscan.KernelConfig(threads, items, "direct"))
+        copy = rk.make_plain_copy_kernel(rk.KernelConfig(threads, items, "direct"))
         t = time.perf_counter()
         ptx, _ = cuda.compile(copy.py_func, sig, cc=(9, 0), output="ptx")
         opts = LinkerOptions(arch="sm_90")

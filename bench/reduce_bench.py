@@ -438,7 +438,7 @@ def build_cub(
 ) -> list[CubUnit]:
     """Compile every CUB unit, in parallel threads; print the wall time."""
     from _harness import build_nvcc_units
-    from run_all import find_tool
+    from _toolchain import find_tool
 
     build_dir.mkdir(parents=True, exist_ok=True)
     units = _cub_units(cfgs, tasks, build_dir)
@@ -848,7 +848,7 @@ def build_only(
     cfgs: Sequence[Config], tasks: Sequence[str], build_dir: Path, cc: tuple[int, int]
 ) -> int:
     """Compile the CUB units and the project kernels without a GPU; print their resources."""
-    from resource_usage import SM90_RESERVED_SHARED, cubin_usage, only_kernel
+    from _toolchain import SM90_RESERVED_SHARED, cubin_usage, only_kernel
 
     started = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(1) as background:

@@ -17,7 +17,7 @@ nvcc command line plus ``-Xptxas -v``. Each figure is read from the cubin's ELF:
 
 For the CUB kernels the same figures are also taken from ptxas's own report and
 the two must agree, less the reserve (the check of this reader). Also the
-int32 kernels at ``scan._codegen.OWN_PLUS``'s shapes built both ways of
+int32 kernels at ``OWN_PLUS`` (``scan._primitives.block_scan._unit``)'s shapes built both ways of
 ``bench/codegen_ablation.py --toggle plus``. Instruction counts need a
 disassembler and are not given.
 
@@ -34,113 +34,19 @@ import importlib.metadata
 import os
 import platform
 import re
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from _toolchain import SM90_RESERVED_SHARED, Usage, cubin_usage, only_kernel
 
 BENCH = Path(__file__).resolve().parent
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
-
-#: EIATTR codes of the cubin's ``.nv.info`` sections
-EIATTR_FRAME_SIZE = 0x11
-EIATTR_REGCOUNT = 0x2F
-#: bytes of an sm_90 kernel's ``.nv.shared`` section that are not its own data
-SM90_RESERVED_SHARED = 1024
-#: EIFMT codes: no value, byte, half word, sized block
-EIFMT_NVAL, EIFMT_BVAL, EIFMT_HVAL, EIFMT_SVAL = 1, 2, 3, 4
-
-
-@dataclass
-class Usage:
-    """One kernel's resources, as the cubin states them."""
-
-    regs: int | None
-    shared: int
-    local: int | None
-
-
-def _sections(data: bytes) -> list[tuple[str, int, int, int, int, int]]:
-    """(name, type, offset, size, link, info) of every section of a 64-bit ELF file."""
-    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-        raise ValueError("not a little-endian 64-bit ELF file")
-    shoff = struct.unpack_from("<Q", data, 0x28)[0]
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-    raw = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
-    names_at = raw[shstrndx][4]
-
-    def name(offset: int) -> str:
-        start = names_at + offset
-        return data[start : data.index(b"\0", start)].decode()
-
-    return [(name(s[0]), s[1], s[4], s[5], s[6], s[7]) for s in raw]
-
-
-def _symbols(data: bytes, sections: list[tuple[str, int, int, int, int, int]]) -> list[str]:
-    """Names of the symbol table's entries, by index."""
-    symtab = next(s for s in sections if s[0] == ".symtab")
-    strtab = sections[symtab[4]]
-    out = []
-    for off in range(symtab[2], symtab[2] + symtab[3], 24):
-        st_name = struct.unpack_from("<I", data, off)[0]
-        start = strtab[2] + st_name
-        out.append(data[start : data.index(b"\0", start)].decode())
-    return out
-
-
-def _attributes(block: bytes) -> list[tuple[int, bytes]]:
-    """(attribute, value) of one ``.nv.info`` section."""
-    out, i = [], 0
-    while i + 4 <= len(block):
-        fmt, attr = block[i], block[i + 1]
-        if fmt == EIFMT_SVAL:
-            size = struct.unpack_from("<H", block, i + 2)[0]
-            out.append((attr, block[i + 4 : i + 4 + size]))
-            i += 4 + size
-        elif fmt in (EIFMT_NVAL, EIFMT_BVAL, EIFMT_HVAL):
-            out.append((attr, block[i + 2 : i + 4]))
-            i += 4
-        else:
-            raise ValueError(f"unknown .nv.info format {fmt:#x}")
-    return out
-
-
-def cubin_usage(data: bytes) -> dict[str, Usage]:
-    """Per kernel (the name of its ``.text.`` section): registers, shared and local bytes."""
-    sections = _sections(data)
-    symbols = _symbols(data, sections)
-    regs: dict[str, int] = {}
-    frame: dict[str, int] = {}
-    for name, _, offset, size, _, _ in sections:
-        if name != ".nv.info":
-            continue
-        for attr, value in _attributes(data[offset : offset + size]):
-            if attr in (EIATTR_REGCOUNT, EIATTR_FRAME_SIZE) and len(value) == 8:
-                sym, count = struct.unpack("<II", value)
-                (regs if attr == EIATTR_REGCOUNT else frame)[symbols[sym]] = count
-    shared = {
-        name[len(".nv.shared.") :]: size
-        for name, _, _, size, _, _ in sections
-        if name.startswith(".nv.shared.") and not name.startswith(".nv.shared.reserved")
-    }
-    kernels = [name[len(".text.") :] for name, *_ in sections if name.startswith(".text.")]
-    return {k: Usage(regs.get(k), shared.get(k, 0), frame.get(k)) for k in kernels}
-
-
-def only_kernel(data: bytes) -> Usage:
-    """The usage of a cubin's one entry point (a project kernel's cubin has one ``.text``)."""
-    usage = cubin_usage(data)
-    entries = {k: u for k, u in usage.items() if u.regs is not None}
-    if len(entries) != 1:
-        raise ValueError(f"expected one kernel with a register count, found {sorted(entries)}")
-    return next(iter(entries.values()))
-
 
 # ---------------------------------------------------------------------------- the kernels
 
@@ -174,8 +80,8 @@ DEFAULTS = [
     ("float64", 256, 4),
 ]
 MLIR_VARIANTS = ("mlir", "mlir_no_bounds", "mlir_own_units", "mlir_launch_bounds")
-#: (scan algorithm, threads, items) of ``scan._codegen.OWN_PLUS``: int32 with
-#: ``warp_transpose``, compiled with ``+`` as ``plus<>`` and as the unit's functor
+#: (scan algorithm, threads, items) of ``OWN_PLUS`` (``scan._primitives.block_scan._unit``):
+#: int32 with ``warp_transpose``, compiled with ``+`` as ``plus<>`` and as the unit's functor
 PLUS_SHAPES = [("raking", 512, 4), ("raking", 512, 8), ("warp_scans", 256, 16)]
 
 
@@ -221,14 +127,14 @@ def mlir_rows() -> list[str]:
         import numba_cuda_mlir  # noqa: F401
     except ImportError:
         return ["numba-cuda-mlir does not import here: no numba-cuda-mlir rows"]
-    import mlir_ablation
+    from _ablations import mlir_kernel, mlir_variant
 
     rows = []
     for name in MLIR_VARIANTS:
         for dtype, threads, items in DEFAULTS:
-            kernel = mlir_ablation.make_kernel(name, dtype, threads, items)
+            kernel = mlir_kernel(name, dtype, threads, items)
             try:
-                with mlir_ablation.variant(name):
+                with mlir_variant(name):
                     u = only_kernel(_compile_project(kernel, dtype, threads, mlir=True))
                 cell = _fmt(u)
             except Exception as exc:
@@ -242,13 +148,13 @@ def mlir_rows() -> list[str]:
 def plus_rows() -> list[str]:
     """``bench/codegen_ablation.py --toggle plus``'s two builds at ``OWN_PLUS``'s shapes."""
     import _matrix_kernels as mk
-    import codegen_ablation
+    from _ablations import plus
 
     rows = []
     for algo, threads, items in PLUS_SHAPES:
         for enabled, label in ((True, "plus<>"), (False, "functor")):
             kernel = mk.make_explicit_kernel("int32", threads, items, algo, "warp_transpose")
-            with codegen_ablation.plus(enabled):
+            with plus(enabled):
                 u = only_kernel(_compile_project(kernel, "int32", threads))
             rows.append(
                 f"| project, + as {label} | int32 | {threads} x {items} "
@@ -297,13 +203,13 @@ def _cub_version(nvcc: str, includes: list[str], folder: Path) -> str:
 
 def cub_rows(folder: Path) -> tuple[list[str], list[str]]:
     """Rows of the CUB kernels and the lines describing the toolchain."""
-    import matrix
+    from _cub_rowscan import CubSpec, cub_source, nvcc_argv
 
-    specs = [matrix.CubSpec(d, t, i, a, io) for d, t, i, a, io in EXPLICIT]
+    specs = [CubSpec(d, t, i, a, io) for d, t, i, a, io in EXPLICIT]
     source = folder / "cub_resource_usage.cu"
-    source.write_text(matrix.cub_source(specs))
+    source.write_text(cub_source(specs))
     cubin = folder / "cub_resource_usage.cubin"
-    argv = matrix.nvcc_argv(source, cubin, "sm_90")
+    argv = nvcc_argv(source, cubin, "sm_90")
     if argv is None:
         return ["nvcc not found: no CUB rows"], []
     argv = [*argv[:-3], "-Xptxas", "-v", *argv[-3:]]

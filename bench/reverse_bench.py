@@ -38,7 +38,7 @@ Contenders
     tile once. Compiled with ``nvcc -O3 -std=c++17 -arch=sm_XY -cubin`` (one
     job per threads x items, in parallel) and launched with ``cuda.core``.
 ``triton``
-    ``tl.associative_scan(..., reverse=True)`` (``bench/triton_reverse.py``),
+    ``tl.associative_scan(..., reverse=True)`` (``bench/_triton_reverse.py``),
     and the same kernel loading each tile at reversed offsets and scanning
     forward (``flip``), over BLOCK x num_warps x num_stages as
     bench/records_bench.py tunes. Present only where triton and torch import
@@ -87,7 +87,7 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +97,8 @@ if str(BENCH) not in sys.path:
 
 import _common  # noqa: E402
 import numpy as np  # noqa: E402
+from _harness import CubUnit, Entry, Group, best_entry, count_bad_exact, poison_int  # noqa: E402
+from _report import fmt  # noqa: E402
 from numba import cuda  # noqa: E402
 
 import statefn  # noqa: E402
@@ -345,19 +347,6 @@ def build_project(
 # ---------------------------------------------------------------------------- CUB C++ units
 
 
-@dataclass
-class CubUnit:
-    """One nvcc job: the kernels of one (threads, items)."""
-
-    threads: int
-    items: int
-    kernels: tuple[tuple[str, Config], ...]
-    cubin: Path
-    ok: bool = False
-    seconds: float = 0.0
-    message: str = ""
-
-
 def _unit_line(task: str, cfg: Config) -> str:
     macro = "REVERSE_SUFFIX_KERNEL" if task == "suffix_i32" else "REVERSE_RECURRENCE_KERNEL"
     return f"{macro}({cfg.threads}, {cfg.items}, {cfg.algo})"
@@ -382,7 +371,7 @@ def build_cub(
 ) -> list[CubUnit]:
     """Compile every CUB unit in parallel threads."""
     from _harness import build_nvcc_units
-    from run_all import find_tool
+    from _toolchain import find_tool
 
     build_dir.mkdir(parents=True, exist_ok=True)
     grouped: dict[tuple[int, int], list[tuple[str, Config]]] = {}
@@ -403,17 +392,6 @@ def build_cub(
 
 
 @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
-def _count_bad_exact(out: Any, ref: Any, bad: Any) -> None:
-    row = cuda.blockIdx.x
-    n = 0
-    for t in range(cuda.threadIdx.x, out.shape[1], cuda.blockDim.x):
-        if out[row, t] != ref[row, t]:
-            n += 1
-    if n:
-        cuda.atomic.add(bad, 0, n)
-
-
-@cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
 def _count_bad_close(out: Any, ref: Any, bound: Any, bad: Any) -> None:
     row = cuda.blockIdx.x
     n = 0
@@ -423,13 +401,6 @@ def _count_bad_close(out: Any, ref: Any, bound: Any, bad: Any) -> None:
             n += 1
     if n:
         cuda.atomic.add(bad, 0, n)
-
-
-@cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
-def _poison_int(out: Any, ref: Any) -> None:
-    row = cuda.blockIdx.x
-    for t in range(cuda.threadIdx.x, out.shape[1], cuda.blockDim.x):
-        out[row, t] = ~ref[row, t]
 
 
 @cuda.jit  # type: ignore[untyped-decorator, unused-ignore]
@@ -512,7 +483,7 @@ class Data:
     def poison(self) -> None:
         """An output no correct kernel leaves: NaN, or the complement of every result."""
         if self.task == "suffix_i32":
-            _poison_int[self.rows, 256](self.out, self.ref)
+            poison_int[self.rows, 256](self.out, self.ref)
         else:
             _poison_nan[self.rows, 256](self.out)
 
@@ -520,7 +491,7 @@ class Data:
         """Elements of the output that fail the task's check."""
         count = cuda.to_device(np.zeros(1, np.int64))
         if self.task == "suffix_i32":
-            _count_bad_exact[self.rows, 256](self.out, self.ref, count)
+            count_bad_exact[self.rows, 256](self.out, self.ref, count)
         else:
             _count_bad_close[self.rows, 256](self.out, self.ref, self.bound, count)
         return int(count.copy_to_host()[0])
@@ -534,32 +505,6 @@ class Data:
                 torch.as_tensor(x, device="cuda") for x in (*self.inputs, self.out)
             )
         return self.torch_views
-
-
-@dataclass
-class Entry:
-    """One contender and what it measured."""
-
-    impl: str  # "project", "cub_cpp", "triton"
-    config: str
-    launch: Callable[[], None]
-    fields: dict[str, object]
-    cfg: Config | None = None
-    ok: bool = False
-    times: list[float] = field(default_factory=list)
-
-    @property
-    def median_ms(self) -> float:
-        """Median of the timed intervals (NaN without any)."""
-        return _common.median(self.times) if self.times else float("nan")
-
-
-@dataclass
-class Group:
-    """The contenders of one (task, shape)."""
-
-    data: Data
-    entries: list[Entry] = field(default_factory=list)
 
 
 def _label(data: Data, entry: Entry) -> dict[str, object]:
@@ -632,8 +577,8 @@ def make_cub_launch(data: Data, cubin: Path, symbol: str, threads: int) -> Calla
 def triton_status() -> str:
     """``""`` when triton and torch import here, else why not."""
     try:
+        import _triton_reverse  # noqa: F401
         import torch  # type: ignore[import-not-found, unused-ignore]  # noqa: F401
-        import triton_reverse  # noqa: F401
     except Exception as exc:
         return f"triton unavailable: {type(exc).__name__}: {exc}".replace("\n", " | ")[:300]
     return ""
@@ -641,9 +586,9 @@ def triton_status() -> str:
 
 def make_triton_launch(data: Data, cfg: TritonConfig) -> Callable[[], None]:
     """``launch()`` of the Triton kernel (torch's current stream: the legacy default one)."""
-    import triton_reverse
+    import _triton_reverse
 
-    kernel = triton_reverse.suffix_sum if data.task == "suffix_i32" else triton_reverse.recurrence
+    kernel = _triton_reverse.suffix_sum if data.task == "suffix_i32" else _triton_reverse.recurrence
     args = (*data.torch(), data.cols)
     grid = (data.rows,)
     meta = {"BLOCK": cfg.block, "FLIP": cfg.flip, "num_warps": cfg.warps, "num_stages": cfg.stages}
@@ -732,7 +677,7 @@ def run_group(group: Group, spin: Any, reps: int, warmup: int) -> None:
     for entry in group.entries:
         if entry.ok:
             entry.ok = check(data, entry, "check after timing")
-    best = {impl: _best(group, impl) for impl in ("cub_cpp", "triton")}
+    best = {impl: best_entry(group, impl) for impl in ("cub_cpp", "triton")}
     cub = {e.cfg: e for e in group.entries if e.impl == "cub_cpp"}
     for entry in group.entries:
         ms = entry.median_ms
@@ -754,14 +699,6 @@ def run_group(group: Group, spin: Any, reps: int, warmup: int) -> None:
                 key = "vs_best_cub" if impl == "cub_cpp" else "vs_best_triton"
                 fields[key] = b.median_ms / ms if b and entry.ok else float("nan")
         _common.emit("RESULT", **fields)
-
-
-def _best(group: Group, impl: str) -> Entry | None:
-    return min(
-        (e for e in group.entries if e.impl == impl and e.ok and e.times),
-        key=lambda e: e.median_ms,
-        default=None,
-    )
 
 
 def run(
@@ -831,10 +768,6 @@ def run(
 # ---------------------------------------------------------------------------- reports
 
 
-def _fmt(value: float, digits: int = 3) -> str:
-    return "-" if value != value else f"{value:.{digits}f}"
-
-
 def report_lines(groups: Sequence[Group]) -> list[str]:
     """Markdown tables: per (task, shape), CUB and the project side by side, then the bests."""
     lines = [
@@ -860,10 +793,10 @@ def report_lines(groups: Sequence[Group]) -> list[str]:
             note = "" if e.ok else " (project WRONG)"
             lines.append(
                 f"| {e.cfg.threads} x {e.cfg.items} | {e.cfg.algo} | {e.cfg.io} | "
-                f"{_fmt(c_ms, 4)} | {_fmt(p_ms, 4)} | {_fmt(c_ms / p_ms)}{note} |"
+                f"{fmt(c_ms, 4)} | {fmt(p_ms, 4)} | {fmt(c_ms / p_ms)}{note} |"
             )
         wrong = [e for e in group.entries if not e.ok]
-        best = {impl: _best(group, impl) for impl in ("project", "cub_cpp", "triton")}
+        best = {impl: best_entry(group, impl) for impl in ("project", "cub_cpp", "triton")}
         lines.append("")
         for impl, b in best.items():
             text = f"{b.config} {b.median_ms:.4f} ms" if b else "none"
@@ -891,14 +824,14 @@ def write_csv(groups: Sequence[Group], path: Path) -> None:
         for group in groups:
             d = group.data
             cub = {e.cfg: e for e in group.entries if e.impl == "cub_cpp"}
-            bc, bt = _best(group, "cub_cpp"), _best(group, "triton")
+            bc, bt = best_entry(group, "cub_cpp"), best_entry(group, "triton")
             for e in group.entries:
                 ms = e.median_ms
                 same = bests = ("", "", "")
                 if e.impl == "project" and e.ok:
                     c = cub.get(e.cfg)
-                    same = (_fmt(c.median_ms / ms, 4) if c and c.ok else "-",)
-                    bests = tuple(_fmt(b.median_ms / ms, 4) if b else "-" for b in (bc, bt))
+                    same = (fmt(c.median_ms / ms, 4) if c and c.ok else "-",)
+                    bests = tuple(fmt(b.median_ms / ms, 4) if b else "-" for b in (bc, bt))
                 writer.writerow(
                     [
                         *(d.task, DTYPES[d.task], d.rows, d.cols, e.impl, e.config),
@@ -916,7 +849,7 @@ def build_only(
     cfgs: Sequence[Config], tasks: Sequence[str], build_dir: Path, cc: tuple[int, int]
 ) -> int:
     """Compile the CUB units and the project kernels without a GPU; print their resources."""
-    from resource_usage import SM90_RESERVED_SHARED, cubin_usage, only_kernel
+    from _toolchain import SM90_RESERVED_SHARED, cubin_usage, only_kernel
 
     started = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(1) as background:

@@ -64,6 +64,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import _common
+from _report import fmt, md_table
+from _toolchain import find_cuda_home, find_tool
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -209,33 +211,6 @@ def _python_env() -> dict[str, str]:
     return env
 
 
-def find_cuda_home() -> Path | None:
-    """The CUDA toolkit root: ``$CUDA_HOME``, ``$CUDA_PATH``, nvcc's parent, /usr/local/cuda."""
-    candidates: list[Path] = []
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        if os.environ.get(var):
-            candidates.append(Path(os.environ[var]))
-    nvcc = shutil.which("nvcc")
-    if nvcc:
-        candidates.append(Path(nvcc).resolve().parent.parent)
-    candidates += [Path("/usr/local/cuda"), Path("/usr/local/cuda-13.0")]
-    for root in candidates:
-        if (root / "bin" / "nvcc").exists() or (root / "include" / "cuda_runtime.h").exists():
-            return root
-    return None
-
-
-def find_tool(name: str) -> str | None:
-    """A CUDA tool from PATH or the toolkit's ``bin``."""
-    found = shutil.which(name)
-    if found:
-        return found
-    home = find_cuda_home()
-    if home is not None and (home / "bin" / name).exists():
-        return str(home / "bin" / name)
-    return None
-
-
 def start_build(build_dir: Path, arch: str) -> tuple[subprocess.Popen[str] | None, Path, str]:
     """Start compiling ``cub_rowscan.cu`` in the background; return (process, binary, log path)."""
     build_dir.mkdir(parents=True, exist_ok=True)
@@ -313,16 +288,6 @@ class Baselines:
         return _f(r, "gbps") / base if base == base and base > 0 else float("nan")
 
 
-def _fmt(value: float, digits: int = 3) -> str:
-    return "-" if value != value else f"{value:.{digits}f}"
-
-
-def _md_table(head: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
-    out = ["| " + " | ".join(head) + " |", "|" + "|".join(" --- " for _ in head) + "|"]
-    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return out
-
-
 def _timing_records(report: Report) -> list[dict[str, str]]:
     def order(r: dict[str, str]) -> tuple[int, str, float]:
         return (int(r.get("rows", 0) or 0), r.get("dtype", ""), -_f(r, "gbps", 0.0))
@@ -369,7 +334,7 @@ def write_csv(report: Report, path: Path) -> None:
         writer.writerow(columns)
         for r in _timing_records(report):
             row = [r.get(c, "") for c in columns[:11]]
-            row += [_fmt(base.ratio(r, w), 4) for w in ("cub", "ref", "copy")]
+            row += [fmt(base.ratio(r, w), 4) for w in ("cub", "ref", "copy")]
             row += [r.get("first_launch_s", ""), "rowscan", "", ""]
             writer.writerow(row)
         # block reduce: vs_best_cub against the fastest correct CUB configuration of the
@@ -379,8 +344,8 @@ def write_csv(report: Report, path: Path) -> None:
             best = best_cub.get(_reduce_key(r))
             vs_best = _f(r, "gbps") / _f(best, "gbps") if best else float("nan")
             row = [r.get(c, "") for c in columns[:11]]
-            row += [_fmt(vs_best, 4), "", "", "", "reduce", r.get("task", "")]
-            row.append(_fmt(_f(r, "speed_ratio"), 4) if r.get("impl") == "project" else "")
+            row += [fmt(vs_best, 4), "", "", "", "reduce", r.get("task", "")]
+            row.append(fmt(_f(r, "speed_ratio"), 4) if r.get("impl") == "project" else "")
             writer.writerow(row)
         # reverse scans: vs_best_cub and vs_best_cub_triton of the project's records, the
         # same configuration's CUB ratio in the last column
@@ -390,23 +355,23 @@ def write_csv(report: Report, path: Path) -> None:
             # the faster of CUB and Triton: the smaller of the two ratios
             both = [_f(r, "vs_best_cub"), _f(r, "vs_best_triton")]
             both = [v for v in both if v == v]
-            row += [_fmt(_f(r, "vs_best_cub"), 4) if project else ""]
-            row += [_fmt(min(both), 4) if project and both else "", "", ""]
+            row += [fmt(_f(r, "vs_best_cub"), 4) if project else ""]
+            row += [fmt(min(both), 4) if project and both else "", "", ""]
             row += ["reverse", r.get("task", "")]
-            row.append(_fmt(_f(r, "speed_ratio"), 4) if project else "")
+            row.append(fmt(_f(r, "speed_ratio"), 4) if project else "")
             writer.writerow(row)
         # per-warp scans: vs_best_cub, the same configuration's CUB ratio in the last column
         for r in report.warp:
             project = r.get("impl") == "project"
             row = [r.get(c, "") for c in columns[:11]]
-            row += [_fmt(_f(r, "vs_best_cub"), 4) if project else "", "", "", ""]
+            row += [fmt(_f(r, "vs_best_cub"), 4) if project else "", "", "", ""]
             row += ["warp", r.get("task", "")]
-            row.append(_fmt(_f(r, "speed_ratio"), 4) if project else "")
+            row.append(fmt(_f(r, "speed_ratio"), 4) if project else "")
             writer.writerow(row)
         # look-back scans: vs_best_cub of every record (no same-configuration CUB kernel)
         for r in report.lookback:
             row = [r.get(c, "") for c in columns[:11]]
-            row += [_fmt(_f(r, "vs_best_cub"), 4), "", "", ""]
+            row += [fmt(_f(r, "vs_best_cub"), 4), "", "", ""]
             row += ["lookback", r.get("task", ""), ""]
             writer.writerow(row)
 
@@ -440,12 +405,12 @@ def _headline_rows(report: Report) -> list[list[object]]:
             [
                 shape,
                 dtype,
-                f"{_fmt(_f(p, 'gbps'), 0)} ({p['config']})" if p else "-",
-                f"{_fmt(_f(cub, 'gbps'), 0)} ({cub['config']})" if cub else "-",
-                f"{_fmt(_f(tri, 'gbps'), 0)} ({tri['config']})" if tri else "-",
-                _fmt(_f(base.copy[key], "gbps"), 0) if key in base.copy else "-",
-                *(_fmt(_f(d[key], "gbps"), 0) if key in d else "-" for d in others.values()),
-                _fmt(ratio),
+                f"{fmt(_f(p, 'gbps'), 0)} ({p['config']})" if p else "-",
+                f"{fmt(_f(cub, 'gbps'), 0)} ({cub['config']})" if cub else "-",
+                f"{fmt(_f(tri, 'gbps'), 0)} ({tri['config']})" if tri else "-",
+                fmt(_f(base.copy[key], "gbps"), 0) if key in base.copy else "-",
+                *(fmt(_f(d[key], "gbps"), 0) if key in d else "-" for d in others.values()),
+                fmt(ratio),
                 verdict,
             ]
         )
@@ -474,9 +439,9 @@ def _overhead_rows(report: Report) -> list[list[object]]:
                 r["dtype"],
                 r["config"],
                 r.get("state", "-"),
-                _fmt(_f(r, "median_ms"), 4),
-                _fmt(_f(h, "median_ms"), 4),
-                _fmt(ratio, 4),
+                fmt(_f(r, "median_ms"), 4),
+                fmt(_f(h, "median_ms"), 4),
+                fmt(ratio, 4),
                 verdict,
             ]
         )
@@ -499,9 +464,9 @@ def _same_config_rows(report: Report) -> list[list[object]]:
                 r["dtype"],
                 r["config"],
                 r.get("state", "-"),
-                _fmt(_f(c, "gbps"), 0),
-                _fmt(_f(r, "gbps"), 0),
-                _fmt(_f(r, "gbps") / _f(c, "gbps")),
+                fmt(_f(c, "gbps"), 0),
+                fmt(_f(r, "gbps"), 0),
+                fmt(_f(r, "gbps") / _f(c, "gbps")),
             ]
         )
     return rows
@@ -546,10 +511,10 @@ def _reduce_rows(report: Report) -> list[list[object]]:
                 f"{r.get('threads', '?')} x {r.get('items', '?')}",
                 r.get("io", "?"),
                 r.get("algo", "?"),
-                _fmt(_f(c, "median_ms"), 4) if c else "-",
-                _fmt(_f(r, "median_ms"), 4),
-                _fmt(_f(r, "time_ratio")),
-                _fmt(speed),
+                fmt(_f(c, "median_ms"), 4) if c else "-",
+                fmt(_f(r, "median_ms"), 4),
+                fmt(_f(r, "time_ratio")),
+                fmt(speed),
                 verdict,
             ]
         )
@@ -565,10 +530,10 @@ def _reduce_notes(report: Report) -> list[str]:
         ratio = _f(c, "median_ms") / _f(p, "median_ms") if p and c else float("nan")
         notes.append(
             f"- reduce {key[0]} {key[1]}: best project "
-            + (f"{_fmt(_f(p, 'median_ms'), 4)} ms ({p.get('config')})" if p else "-")
+            + (f"{fmt(_f(p, 'median_ms'), 4)} ms ({p.get('config')})" if p else "-")
             + " | best CUB "
-            + (f"{_fmt(_f(c, 'median_ms'), 4)} ms ({c.get('config')})" if c else "-")
-            + f" | speed {_fmt(ratio)}"
+            + (f"{fmt(_f(c, 'median_ms'), 4)} ms ({c.get('config')})" if c else "-")
+            + f" | speed {fmt(ratio)}"
         )
     speeds = [
         (_f(r, "speed_ratio"), f"{r.get('task')} {_shape(r)} {r.get('config')}")
@@ -591,8 +556,8 @@ def _launch_summary(report: Report) -> list[list[object]]:
         [
             r.get("kernel", "?"),
             r.get("how", "?"),
-            _fmt(_f(r, "enqueue_us"), 2),
-            _fmt(_f(r, "sync_us"), 1) if r.get("sync_us") else "-",
+            fmt(_f(r, "enqueue_us"), 2),
+            fmt(_f(r, "sync_us"), 1) if r.get("sync_us") else "-",
             "ok" if r.get("ok") == "1" else "WRONG",
         ]
         for r in report.by_tag("LAUNCH")
@@ -605,11 +570,11 @@ def _first_launch_summary(report: Report) -> tuple[list[list[object]], list[str]
         [
             r.get("mode", "?"),
             r.get("cache", "?"),
-            _fmt(_f(r, "import_s")),
-            _fmt(_f(r, "setup_s")),
-            _fmt(_f(r, "first_launch_s")),
-            _fmt(_f(r, "to_first_launch_s")),
-            _fmt(_f(r, "process_s")),
+            fmt(_f(r, "import_s")),
+            fmt(_f(r, "setup_s")),
+            fmt(_f(r, "first_launch_s")),
+            fmt(_f(r, "to_first_launch_s")),
+            fmt(_f(r, "process_s")),
             r.get("new_config_s", ""),
         ]
         for r in records
@@ -741,7 +706,7 @@ def _reverse_rows(report: Report) -> list[list[object]]:
         p, c, t = (best[impl].get(key) for impl in ("project", "cub_cpp", "triton"))
 
         def cell(r: dict[str, str] | None) -> str:
-            return f"{_fmt(_f(r, 'median_ms'), 4)} ({r.get('config')})" if r else "-"
+            return f"{fmt(_f(r, 'median_ms'), 4)} ({r.get('config')})" if r else "-"
 
         p_ms = _f(p, "median_ms") if p else float("nan")
         rows.append(
@@ -751,8 +716,8 @@ def _reverse_rows(report: Report) -> list[list[object]]:
                 cell(p),
                 cell(c),
                 cell(t),
-                _fmt(_f(c, "median_ms") / p_ms) if c else "-",
-                _fmt(_f(t, "median_ms") / p_ms) if t else "-",
+                fmt(_f(c, "median_ms") / p_ms) if c else "-",
+                fmt(_f(t, "median_ms") / p_ms) if t else "-",
             ]
         )
     return rows
@@ -775,13 +740,13 @@ def _bf16_rows(report: Report) -> list[list[object]]:
     rows: list[list[object]] = []
 
     def cell(r: dict[str, str] | None) -> str:
-        return f"{_fmt(_f(r, 'median_ms'), 4)} ({r.get('config')})" if r else "-"
+        return f"{fmt(_f(r, 'median_ms'), 4)} ({r.get('config')})" if r else "-"
 
     def ratio(mine: dict[str, str] | None, other: dict[str, str] | None) -> float:
         return _f(other, "median_ms") / _f(mine, "median_ms") if mine and other else float("nan")
 
     def speed(mine: dict[str, str] | None, other: dict[str, str] | None) -> str:
-        return _fmt(ratio(mine, other)) if mine and other else "-"
+        return fmt(ratio(mine, other)) if mine and other else "-"
 
     for key in sorted(set().union(*(set(b) for b in best.values()))):
         found = {impl: b.get(key) for impl, b in best.items()}
@@ -790,7 +755,7 @@ def _bf16_rows(report: Report) -> list[list[object]]:
             [
                 key[1],
                 cell(project),
-                _fmt(_f(project, "gbps"), 0) if project else "-",
+                fmt(_f(project, "gbps"), 0) if project else "-",
                 cell(found["default"]),
                 cell(cub),
                 cell(found["torch"]),
@@ -850,7 +815,7 @@ def _lookback_rows(report: Report) -> list[list[object]]:
         p, c, b = (best[impl].get(key) for impl in impls)
 
         def cell(r: dict[str, str] | None) -> str:
-            return f"{_fmt(_f(r, 'gbps'), 0)} ({r.get('config')})" if r else "-"
+            return f"{fmt(_f(r, 'gbps'), 0)} ({r.get('config')})" if r else "-"
 
         def verdict(ratio: float, goal: float) -> str:
             return "-" if ratio != ratio else ("PASS" if ratio >= goal else "FAIL")
@@ -863,10 +828,10 @@ def _lookback_rows(report: Report) -> list[list[object]]:
                 *key,
                 cell(p),
                 cell(c),
-                _fmt(vs_cub),
+                fmt(vs_cub),
                 verdict(vs_cub, LOOKBACK_TARGET),
                 cell(b),
-                _fmt(vs_block),
+                fmt(vs_block),
                 verdict(vs_block, LOOKBACK_ONE_BLOCK_TARGET) if b else "-",
             ]
         )
@@ -927,7 +892,7 @@ def write_markdown(report: Report, path: Path) -> list[str]:
         "## Headline (fastest correct configuration of each)",
         "",
     ]
-    out += _md_table(
+    out += md_table(
         [
             "shape",
             "dtype",
@@ -945,7 +910,7 @@ def write_markdown(report: Report, path: Path) -> list[str]:
         _headline_rows(report),
     )
     out += ["", "## Same configuration: project vs CUB C++", ""]
-    out += _md_table(
+    out += md_table(
         ["shape", "dtype", "config", "state", "CUB C++ GB/s", "project GB/s", "ratio"],
         _same_config_rows(report),
     )
@@ -958,7 +923,7 @@ def write_markdown(report: Report, path: Path) -> list[str]:
         f"{REDUCE_TARGET}.",
         "",
     ]
-    out += _md_table(
+    out += md_table(
         [
             "task",
             "dtype",
@@ -984,7 +949,7 @@ def write_markdown(report: Report, path: Path) -> list[str]:
         "the part's table in bench.log.",
         "",
     ]
-    out += _md_table(
+    out += md_table(
         ["task", "shape", "project ms", "CUB ms", "Triton ms", "speed vs CUB", "speed vs Triton"],
         _reverse_rows(report),
     )
@@ -997,7 +962,7 @@ def write_markdown(report: Report, path: Path) -> list[str]:
         "configuration: the part's table in bench.log.",
         "",
     ]
-    out += _md_table(["task", "shape", "project ms", "CUB ms", "speed vs CUB"], _warp_rows(report))
+    out += md_table(["task", "shape", "project ms", "CUB ms", "speed vs CUB"], _warp_rows(report))
     out += [
         "",
         "## bfloat16 rows, float32 scan with a carried prefix: project vs CUB C++, torch, Triton",
@@ -1007,7 +972,7 @@ def write_markdown(report: Report, path: Path) -> list[str]:
         "Every configuration: bf16_rowscan.md, .csv and the timed samples beside this file.",
         "",
     ]
-    out += _md_table(
+    out += md_table(
         [
             "shape",
             "project ms",
@@ -1034,7 +999,7 @@ def write_markdown(report: Report, path: Path) -> list[str]:
         "bench.log.",
         "",
     ]
-    out += _md_table(
+    out += md_table(
         [
             "task",
             "dtype",
@@ -1050,7 +1015,7 @@ def write_markdown(report: Report, path: Path) -> list[str]:
         _lookback_rows(report),
     )
     out += ["", f"## Cost of the prefix callback (time ratio, target < {CALLBACK_TARGET})", ""]
-    out += _md_table(
+    out += md_table(
         [
             "shape",
             "dtype",
@@ -1065,7 +1030,7 @@ def write_markdown(report: Report, path: Path) -> list[str]:
     )
     fl_rows, fl_notes = _first_launch_summary(report)
     out += ["", "## Time to first launch (seconds; definitions in docs/performance.md)", ""]
-    out += _md_table(
+    out += md_table(
         [
             "kernel",
             "cache",
@@ -1089,12 +1054,12 @@ def write_markdown(report: Report, path: Path) -> list[str]:
     launch_rows = _launch_summary(report)
     if launch_rows:
         out += ["", "## Host time of a launch (microseconds; bench/launch_overhead.py)", ""]
-        out += _md_table(
+        out += md_table(
             ["kernel", "launched through", "enqueued, a launch", "synchronised", "output"],
             launch_rows,
         )
     out += ["", "## SASS (target: no LDL/STL in the project's kernels)", ""]
-    out += _md_table(
+    out += md_table(
         [
             "impl",
             "dtype",
@@ -1119,15 +1084,15 @@ def write_markdown(report: Report, path: Path) -> list[str]:
                 r.get("dtype", "?"),
                 _shape(r),
                 r.get("config", "?"),
-                _fmt(_f(r, "gbps"), 1),
-                _fmt(_f(r, "median_ms"), 4),
+                fmt(_f(r, "gbps"), 1),
+                fmt(_f(r, "median_ms"), 4),
                 "yes" if _ok(r) else "**NO**",
-                _fmt(base.ratio(r, "cub")),
-                _fmt(base.ratio(r, "ref")),
-                _fmt(base.ratio(r, "copy")),
+                fmt(base.ratio(r, "cub")),
+                fmt(base.ratio(r, "ref")),
+                fmt(base.ratio(r, "copy")),
             ]
         )
-    out += _md_table(
+    out += md_table(
         [
             "impl",
             "dtype",
@@ -1146,7 +1111,7 @@ def write_markdown(report: Report, path: Path) -> list[str]:
     out += ["", "## Problems", ""]
     out += problems or ["none"]
     out += ["", "## Parts", ""]
-    out += _md_table(
+    out += md_table(
         ["part", "status", "seconds"],
         [[p.name, p.status, f"{p.seconds:.1f}"] for p in report.parts],
     )

@@ -93,16 +93,9 @@ if str(BENCH) not in sys.path:
 
 import _common  # noqa: E402
 import numpy as np  # noqa: E402
+from _harness import CubUnit, Entry, Group, best_entry, count_bad_exact, poison_int  # noqa: E402
+from _report import fmt  # noqa: E402
 from numba import cuda  # noqa: E402
-from reverse_bench import (  # noqa: E402
-    CubUnit,
-    Entry,
-    Group,
-    _best,
-    _count_bad_exact,
-    _fmt,
-    _poison_int,
-)
 
 import statefn  # noqa: E402
 
@@ -343,7 +336,7 @@ def build_cub(
 ) -> list[CubUnit]:
     """Compile every CUB unit (one per ITEMS x warps, its tile I/Os) in parallel threads."""
     from _harness import build_nvcc_units
-    from run_all import find_tool
+    from _toolchain import find_tool
 
     build_dir.mkdir(parents=True, exist_ok=True)
     grouped: dict[tuple[int, int], list[tuple[str, Config]]] = {}
@@ -400,12 +393,12 @@ class Data:
 
     def poison(self) -> None:
         """The complement of every result: an output no correct kernel leaves."""
-        _poison_int[self.rows, 256](self.out, self.ref)
+        poison_int[self.rows, 256](self.out, self.ref)
 
     def bad(self) -> int:
         """Elements of the output that differ from the reference."""
         count = cuda.to_device(np.zeros(1, np.int64))
-        _count_bad_exact[self.rows, 256](self.out, self.ref, count)
+        count_bad_exact[self.rows, 256](self.out, self.ref, count)
         return int(count.copy_to_host()[0])
 
 
@@ -557,7 +550,7 @@ def run_group(group: Group, spin: Any, reps: int, warmup: int) -> None:
     for entry in group.entries:
         if entry.ok:
             entry.ok = check(data, entry, "check after timing")
-    best_cub = _best(group, "cub_cpp")
+    best_cub = best_entry(group, "cub_cpp")
     for entry in group.entries:
         ms = entry.median_ms
         fields: dict[str, object] = {
@@ -665,18 +658,18 @@ def report_lines(groups: Sequence[Group], ios: Sequence[str] = CUB_IO) -> list[s
             cells = []
             for io in ios:
                 c = cub.get((e.cfg.items, e.cfg.warps, io))
-                cells.append(_fmt(c.median_ms if c and c.ok else float("nan"), 4))
+                cells.append(fmt(c.median_ms if c and c.ok else float("nan"), 4))
             best, direct = _cub_at(group, e.cfg), _cub_at(group, e.cfg, "direct")
             vs_best = best.median_ms / p_ms if best else float("nan")
             vs_direct = direct.median_ms / p_ms if direct else float("nan")
             note = "" if e.ok else " (project WRONG)"
             lines.append(
-                f"| {e.cfg.warps} x {e.cfg.items} | {e.cfg.variant} | {_fmt(p_ms, 4)} | "
+                f"| {e.cfg.warps} x {e.cfg.items} | {e.cfg.variant} | {fmt(p_ms, 4)} | "
                 + " | ".join(cells)
-                + f" | {_fmt(vs_best)}{note} | {_fmt(vs_direct)} |"
+                + f" | {fmt(vs_best)}{note} | {fmt(vs_direct)} |"
             )
         wrong = [e for e in group.entries if not e.ok]
-        best = {impl: _best(group, impl) for impl in ("project", "cub_cpp")}
+        best = {impl: best_entry(group, impl) for impl in ("project", "cub_cpp")}
         lines.append("")
         for impl, b in best.items():
             gbps = d.bytes / b.median_ms / 1e6 if b else 0.0
@@ -701,13 +694,13 @@ def write_csv(groups: Sequence[Group], path: Path) -> None:
         writer.writerow(columns)
         for group in groups:
             d = group.data
-            best_cub = _best(group, "cub_cpp")
+            best_cub = best_entry(group, "cub_cpp")
             for e in group.entries:
                 ms = e.median_ms
                 ratios = ["", "", ""]
                 if e.impl == "project" and e.ok:
                     rivals = (_cub_at(group, e.cfg), _cub_at(group, e.cfg, "direct"), best_cub)
-                    ratios = [_fmt(r.median_ms / ms, 4) if r else "-" for r in rivals]
+                    ratios = [fmt(r.median_ms / ms, 4) if r else "-" for r in rivals]
                 writer.writerow(
                     [
                         *(TASK, DTYPE, d.rows, d.cols, e.impl, e.config),
@@ -726,7 +719,7 @@ def build_only(
     cfgs: Sequence[Config], ios: Sequence[str] | None, build_dir: Path, cc: tuple[int, int]
 ) -> int:
     """Compile the CUB units and the project kernels without a GPU; print their resources."""
-    from resource_usage import SM90_RESERVED_SHARED, cubin_usage, only_kernel
+    from _toolchain import SM90_RESERVED_SHARED, cubin_usage, only_kernel
 
     started = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(1) as background:

@@ -23,7 +23,7 @@ import scan
 pytestmark = pytest.mark.nvrtc
 
 bf16_rowscan = load_bench("bf16_rowscan")
-resource_usage = load_bench("resource_usage")
+toolchain = load_bench("_toolchain")
 
 CASES = [
     bf16_rowscan.Config(256, 8, "default", "default"),
@@ -36,7 +36,7 @@ def test_project_kernel_links_for_sm90(cfg: Any) -> None:
     kernel = bf16_rowscan.make_kernel(cfg)
     cubin = scan.compile(kernel, bf16_rowscan.project_signature(), cc=CC, block=cfg.threads)
     assert isinstance(cubin, bytes)
-    usage = resource_usage.only_kernel(cubin)
+    usage = toolchain.only_kernel(cubin)
     assert usage.local == 0, f"{cfg}: {usage.local} bytes of local memory a thread"
 
 
@@ -59,16 +59,16 @@ def test_configurations() -> None:
 
 
 def test_cub_unit_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    nvcc = load_bench("run_all").find_tool("nvcc")
+    nvcc = load_bench("_toolchain").find_tool("nvcc")
     if nvcc is None:
         pytest.skip("nvcc not found")
     source = (BENCH / "cub_bf16_rowscan.cu").read_text()
     for needle in ("cub::BlockLoad<", "cub::BlockScan<float", "__float2bfloat16_rn"):
         assert needle in source
-    monkeypatch.syspath_prepend(str(BENCH))  # the build's own imports (records_bench)
+    monkeypatch.syspath_prepend(str(BENCH))  # the build's own imports (_harness, _toolchain)
     cfgs = [c for c in bf16_rowscan.configs() if (c.threads, c.items) == (256, 8)]
     (unit,) = bf16_rowscan.build_cub(cfgs, tmp_path, CC)
     assert unit.ok, unit.message
-    symbols = set(resource_usage.cubin_usage(unit.cubin.read_bytes()))
+    symbols = set(toolchain.cubin_usage(unit.cubin.read_bytes()))
     assert symbols == {c.symbol for c in unit.kernels}
     assert len(unit.kernels) == 4

@@ -30,7 +30,7 @@ pytestmark = pytest.mark.nvrtc
 
 
 lookback_bench = load_bench("lookback_bench")
-resource_usage = load_bench("resource_usage")
+toolchain = load_bench("_toolchain")
 
 CASES = lookback_bench.configs(lookback_bench.TASKS)
 
@@ -41,7 +41,7 @@ def test_project_kernel_links_for_sm90(cfg: Any) -> None:
     cubin = scan.compile(kernel, lookback_bench.project_signature(cfg), cc=CC, block=cfg.threads)
     assert isinstance(cubin, bytes)
     assert cubin[:4] == b"\x7fELF"
-    usage = resource_usage.only_kernel(cubin)
+    usage = toolchain.only_kernel(cubin)
     assert usage.local == 0, f"{cfg.key}: {usage.local} bytes of local memory a thread"
 
 
@@ -114,7 +114,7 @@ def test_parse_size() -> None:
 
 
 def test_cub_program_builds_and_makes_the_same_inputs(tmp_path: Path) -> None:
-    nvcc = load_bench("run_all").find_tool("nvcc")
+    nvcc = load_bench("_toolchain").find_tool("nvcc")
     if nvcc is None:
         pytest.skip("nvcc not found")
     source = (BENCH / "cub_lookback.cu").read_text()

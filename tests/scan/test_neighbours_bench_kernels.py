@@ -23,7 +23,7 @@ import scan
 pytestmark = pytest.mark.nvrtc
 
 neighbours_bench = load_bench("neighbours_bench")
-resource_usage = load_bench("resource_usage")
+toolchain = load_bench("_toolchain")
 
 CASES = [(task, cfg) for task in neighbours_bench.TASKS for cfg in neighbours_bench.configs()]
 
@@ -33,7 +33,7 @@ def test_project_kernel_links_for_sm90(task: str, cfg: Any) -> None:
     kernel = neighbours_bench.project_kernel(task, cfg)
     cubin = scan.compile(kernel, neighbours_bench.project_signature(), cc=CC, block=cfg.threads)
     assert cubin[:4] == b"\x7fELF"
-    usage = resource_usage.only_kernel(cubin)
+    usage = toolchain.only_kernel(cubin)
     assert usage.local == 0, f"{task} {cfg.label}: {usage.local} bytes of local memory a thread"
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""bench/records_bench.py's project kernels build for sm_90, without a GPU.
+"""bench/records_bench.py's project kernels (bench/_records_cells.py) build for sm_90, no GPU.
 
 Both ways of writing each task run in the benchmark: as docs/records.md did
 before zipped tile I/O (two loads into numeric items, loops building the
@@ -20,14 +20,14 @@ import scan
 
 pytestmark = pytest.mark.nvrtc
 
-records_bench = load_bench("records_bench")
-resource_usage = load_bench("resource_usage")
+records_cells = load_bench("_records_cells")
+toolchain = load_bench("_toolchain")
 
 CASES = [
     (task, cfg, zipped)
-    for task in records_bench.TASKS
-    for cfg in records_bench.configs(quick=True)
-    for zipped in records_bench.PROJECT_IMPLS.values()
+    for task in records_cells.TASKS
+    for cfg in records_cells.configs(quick=True)
+    for zipped in records_cells.PROJECT_IMPLS.values()
 ]
 
 
@@ -37,8 +37,8 @@ CASES = [
     ids=[f"{t}-{c.symbol(t)}-{'zipped' if z else 'loads'}" for t, c, z in CASES],
 )
 def test_project_kernel_links_for_sm90(task: str, cfg: Any, zipped: bool) -> None:
-    kernel = records_bench.project_kernel(task, cfg, zipped)
-    cubin = scan.compile(kernel, records_bench.project_signature(task), cc=CC, block=cfg.threads)
+    kernel = records_cells.project_kernel(task, cfg, zipped)
+    cubin = scan.compile(kernel, records_cells.project_signature(task), cc=CC, block=cfg.threads)
     assert cubin[:4] == b"\x7fELF"
-    usage = resource_usage.only_kernel(cubin)
+    usage = toolchain.only_kernel(cubin)
     assert usage.local == 0, f"{cfg.symbol(task)}: {usage.local} bytes of local memory a thread"

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.nvrtc
 
 
 reduce_bench = load_bench("reduce_bench")
-resource_usage = load_bench("resource_usage")
+toolchain = load_bench("_toolchain")
 
 CASES = [(task, cfg) for task in reduce_bench.TASKS for cfg in reduce_bench.configs()]
 
@@ -36,7 +36,7 @@ def test_project_kernel_links_for_sm90(task: str, cfg: Any) -> None:
     cubin = scan.compile(kernel, reduce_bench.project_signature(task), cc=CC, block=cfg.threads)
     assert isinstance(cubin, bytes)
     assert cubin[:4] == b"\x7fELF"
-    usage = resource_usage.only_kernel(cubin)
+    usage = toolchain.only_kernel(cubin)
     assert usage.local == 0, f"{task} {cfg.label}: {usage.local} bytes of local memory a thread"
 
 

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.nvrtc
 
 
 reverse_bench = load_bench("reverse_bench")
-resource_usage = load_bench("resource_usage")
+toolchain = load_bench("_toolchain")
 
 CASES = [(task, cfg) for task in reverse_bench.TASKS for cfg in reverse_bench.configs()]
 
@@ -35,7 +35,7 @@ def test_project_kernel_links_for_sm90(task: str, cfg: Any) -> None:
     cubin = scan.compile(kernel, reverse_bench.project_signature(task), cc=CC, block=cfg.threads)
     assert isinstance(cubin, bytes)
     assert cubin[:4] == b"\x7fELF"
-    usage = resource_usage.only_kernel(cubin)
+    usage = toolchain.only_kernel(cubin)
     assert usage.local == 0, f"{task} {cfg.label}: {usage.local} bytes of local memory a thread"
 
 

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.nvrtc
 
 
 warp_bench = load_bench("warp_bench")
-resource_usage = load_bench("resource_usage")
+toolchain = load_bench("_toolchain")
 
 CASES = warp_bench.configs(variants=warp_bench.PROJECT_VARIANTS)
 
@@ -35,7 +35,7 @@ def test_project_kernel_links_for_sm90(cfg: Any) -> None:
     cubin = scan.compile(kernel, warp_bench.project_signature(), cc=CC, block=cfg.threads)
     assert isinstance(cubin, bytes)
     assert cubin[:4] == b"\x7fELF"
-    usage = resource_usage.only_kernel(cubin)
+    usage = toolchain.only_kernel(cubin)
     assert usage.local == 0, f"{cfg.label}: {usage.local} bytes of local memory a thread"
 
 
