@@ -262,26 +262,33 @@ MUTATIONS = [
     ),
     Mutation(
         "ordered-lookback-stale-prefix",
-        "deterministic status: a tile met going forward adds its published prefix as if it "
+        "deterministic status: an anchor met going forward adds its published prefix as if it "
         "were its aggregate",
         "scan/_primitives/block_scan/_unit.py",
-        "        exclusive = done ? next : scan_op_t{}(exclusive, next);",
-        "        exclusive = scan_op_t{}(exclusive, next);",
+        "        prefix = done ? last : scan_op_t{}(scan_op_t{}(prefix, group), last);",
+        "        prefix = scan_op_t{}(scan_op_t{}(prefix, group), last);",
     ),
     Mutation(
         "ordered-lookback-one-lane",
-        "deterministic status: thread 0 alone walks back (the warp-wide wait hangs on a GPU)",
+        "deterministic status: thread 0 alone looks back (the warp-wide wait hangs on a GPU)",
         "scan/_primitives/block_scan/_unit.py",
         "    if (lane == 0) tile_state.SetPartial(tile_index, block_aggregate);",
         "    if (lane != 0) return block_aggregate;\n"
         "    tile_state.SetPartial(tile_index, block_aggregate);",
     ),
     Mutation(
-        "ordered-lookback-window-newest-first",
-        "deterministic status: the tiles after the nearest inclusive one combined newest first",
+        "ordered-lookback-tree-swapped",
+        "deterministic status: the tree combining consecutive tiles puts the later one on the left",
         "scan/_primitives/block_scan/_unit.py",
-        "    for (int l = nearest - 1; l >= 0; --l)",
-        "    for (int l = 0; l < nearest; ++l)",
+        "if ((lane & (2 * d - 1)) == 0 && lane + d < count) v = scan_op_t{}(v, other);",
+        "if ((lane & (2 * d - 1)) == 0 && lane + d < count) v = scan_op_t{}(other, v);",
+    ),
+    Mutation(
+        "ordered-lookback-every-tile-inclusive",
+        "deterministic status: every tile, not only the anchors, publishes its inclusive prefix",
+        "scan/_primitives/block_scan/_unit.py",
+        "    if (lane == 0 && tile_index % 32 == 0)",
+        "    if (lane == 0)",
     ),
 ]
 

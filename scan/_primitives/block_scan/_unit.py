@@ -319,22 +319,25 @@ struct prefix_op_t {
 
 _ORDERED_LOOKBACK_TYPES = """\
 // prefix_op=scan.lookback with a deterministic status (scan.tile_status(...,
-// deterministic=True)): CUB's tile status in global memory. The first warp
-// calls the callback (CUB's contract) and every lane takes part, since
-// ScanTileState::WaitForValid votes over the whole warp: lane 0 publishes the
-// tile's aggregate; the lanes look back over windows of 32 earlier tiles
-// (lane l at the window's tile - l) until one holds an inclusive prefix; then
-// the tiles after the nearest such tile are combined with it forward, in
-// order (an inclusive prefix met on the way replaces the combination so far:
-// it is the same combination). Every tile's prefix is then
-// ((a0 op a1) op a2) op ... in one fixed order, whatever the timing, and lane
-// 0 publishes it as the tile's inclusive prefix with the tile's aggregate.
+// deterministic=True)): CUB's tile status in global memory, and a look-back
+// whose every prefix is one fixed combination of the tiles' aggregates,
+// whatever the timing and the number of blocks. Every 32nd tile is an
+// anchor; only anchors publish an inclusive prefix:
+//   L(0) = a0 (tile 0 publishes it), L(A) = (L(A - 32) op R(A - 31 .. A - 1)) op aA,
+// and the exclusive prefix of tile t, with A the last anchor before it, is
+//   L(A) op R(A + 1 .. t - 1)  (L(A) alone when t = A + 1),
+// where R combines consecutive aggregates in a tree fixed by their count.
+// A tile needs only its predecessors' aggregates (partial statuses): an
+// anchor that has not published yet is rebuilt from the nearest one that
+// has, anchor by anchor, with the same formula. The first warp calls the
+// callback (CUB's contract) and every lane takes part, since
+// ScanTileState::WaitForValid votes over the whole warp.
 using tile_state_t = cub::ScanTileState<value_t>;
 // The pauses of CUB's look-back on sm_70 and later: on a grid of 500 blocks or
 // more, the warp sleeps before its first look at the earlier tiles (about an
-// L2 write's latency) and between polls of a window that still holds an
-// invalid tile, so that waiting warps leave the status's cache lines to the
-// tiles publishing to them; on smaller grids a fence keeps each poll a load.
+// L2 write's latency) and between polls of tiles that are still invalid, so
+// that waiting warps leave the status's cache lines to the tiles publishing
+// to them; on smaller grids a fence keeps each poll a load.
 struct lookback_pause_t {
   unsigned ns;
   __device__ __forceinline__ void operator()() const {
@@ -354,6 +357,15 @@ struct ordered_lookback_op_t {
   __device__ __forceinline__ ordered_lookback_op_t(
       tile_state_t& state, TempStorage&, scan_op_t, int tile)
       : tile_state(state), tile_index(tile) {}
+  // R: lanes 0 .. count - 1 combined in a tree fixed by count (earlier lanes
+  // on the left), for every lane
+  static __device__ __forceinline__ value_t combine(value_t v, int lane, int count) {
+    for (int d = 1; d < 32; d *= 2) {
+      const value_t other = cub::ShuffleIndex<32>(v, (lane + d) & 31, 0xffffffffu);
+      if ((lane & (2 * d - 1)) == 0 && lane + d < count) v = scan_op_t{}(v, other);
+    }
+    return cub::ShuffleIndex<32>(v, 0, 0xffffffffu);
+  }
   __device__ value_t operator()(value_t block_aggregate) {
     // the lane: the block's x dimension is a multiple of 32 (the planner checks)
     const int lane = static_cast<int>(threadIdx.x % 32);
@@ -362,31 +374,42 @@ struct ordered_lookback_op_t {
     lookback_pause_t{450}();
     typename tile_state_t::StatusWord status;
     value_t value;
-    // the window holding the nearest tile with an inclusive prefix (tile 0
-    // publishes one, so the walk ends by the window that reaches it)
-    int window = tile_index - 1;
-    unsigned inclusive;
-    for (;;) {
-      tile_state.WaitForValid(window - lane, status, value, poll);
-      inclusive = __ballot_sync(0xffffffffu, status == cub::SCAN_TILE_INCLUSIVE);
-      if (inclusive != 0) break;
-      window -= 32;
-    }
-    const int nearest = __ffs(inclusive) - 1;  // the lane of the newest inclusive tile
-    value_t exclusive = cub::ShuffleIndex<32>(value, nearest, 0xffffffffu);
-    for (int l = nearest - 1; l >= 0; --l)  // that window's later tiles, oldest first
-      exclusive = scan_op_t{}(exclusive, cub::ShuffleIndex<32>(value, l, 0xffffffffu));
-    // the windows walked past, oldest first: tiles window + 1 .. tile_index - 1
-    for (int first = window + 1; first < tile_index; first += 32) {
-      const int count = tile_index - first < 32 ? tile_index - first : 32;
-      tile_state.WaitForValid(first + (lane < count ? lane : count - 1), status, value, poll);
-      for (int l = 0; l < count; ++l) {
-        const bool done = __shfl_sync(0xffffffffu, status == cub::SCAN_TILE_INCLUSIVE, l);
-        const value_t next = cub::ShuffleIndex<32>(value, l, 0xffffffffu);
-        exclusive = done ? next : scan_op_t{}(exclusive, next);
+    const int anchor = (tile_index - 1) / 32 * 32;
+    const int count = tile_index - 1 - anchor;  // tiles between the anchor and this one
+    // lanes below count: those tiles; the others: the anchor
+    tile_state.WaitForValid(lane < count ? anchor + 1 + lane : anchor, status, value, poll);
+    const value_t between = combine(value, lane, count);
+    value_t prefix = cub::ShuffleIndex<32>(value, count, 0xffffffffu);
+    if (!__shfl_sync(0xffffffffu, status == cub::SCAN_TILE_INCLUSIVE, count)) {
+      // the nearest earlier anchor with an inclusive prefix: lane l looks at the
+      // (l + 1)-th anchor before, 32 anchors at a time (tile 0 ends the search)
+      int found = anchor;
+      for (;;) {
+        const int look = found - 32 * (lane + 1);
+        tile_state.WaitForValid(look > 0 ? look : 0, status, value, poll);
+        const unsigned inclusive = __ballot_sync(0xffffffffu, status == cub::SCAN_TILE_INCLUSIVE);
+        if (inclusive != 0) {
+          const int nearest = __ffs(inclusive) - 1;
+          const int at = found - 32 * (nearest + 1);
+          found = at > 0 ? at : 0;
+          prefix = cub::ShuffleIndex<32>(value, nearest, 0xffffffffu);
+          break;
+        }
+        found -= 32 * 32;
+      }
+      // then anchor by anchor up to this tile's: L(B) = (L(B - 32) op R(31 tiles)) op aB,
+      // or B's own inclusive prefix where it has published it since (the same value)
+      for (int b = found + 32; b <= anchor; b += 32) {
+        tile_state.WaitForValid(b - 31 + lane, status, value, poll);
+        const value_t group = combine(value, lane, 31);
+        const value_t last = cub::ShuffleIndex<32>(value, 31, 0xffffffffu);
+        const bool done = __shfl_sync(0xffffffffu, status == cub::SCAN_TILE_INCLUSIVE, 31);
+        prefix = done ? last : scan_op_t{}(scan_op_t{}(prefix, group), last);
       }
     }
-    if (lane == 0) tile_state.SetInclusive(tile_index, scan_op_t{}(exclusive, block_aggregate));
+    const value_t exclusive = count > 0 ? scan_op_t{}(prefix, between) : prefix;
+    if (lane == 0 && tile_index % 32 == 0)
+      tile_state.SetInclusive(tile_index, scan_op_t{}(exclusive, block_aggregate));
     return exclusive;
   }
 };
