@@ -19,6 +19,7 @@ from ..._codegen import CallbackDecl
 from ..._errors import ScanTypeError
 from ..._plan import ArrayFact, Block, ScanLikePlan, ScanPlan, as_array, as_scalar, plan_scan
 from ..._spec import AbiOperand, EntryPoint, Param, Primitive, Role, c_parameters
+from ._sim import scan_call
 from ._stubs import FUNCTIONS as STUBS
 from ._unit import callback_barrier_suffices, scan_unit
 
@@ -331,4 +332,5 @@ SPEC = Primitive(
     stubs=STUBS,
     layout_names=("scan",),
     returns="values",
+    simulator=scan_call,
 )

@@ -28,6 +28,7 @@ from ..._plan import (
 )
 from ..._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
 from ..block_scan import COMMON
+from ._sim import tile_io_call
 from ._stubs import FUNCTIONS as STUBS
 from ._unit import tile_io_unit
 
@@ -210,4 +211,5 @@ SPEC = Primitive(
     docs=DOCS,
     stubs=STUBS,
     layout_names=("load", "store"),
+    simulator=tile_io_call,
 )

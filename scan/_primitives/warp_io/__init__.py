@@ -53,6 +53,7 @@ from ..tile_io import io_params
 from ..tile_io._stubs import WARP_FUNCTIONS
 from ..tile_io._unit import conversion_decl, word_moves
 from ..warp_scan import WARP_OPTIONS, check_lanes
+from ._sim import warp_io_call
 
 __all__ = ["ALGORITHMS", "CALLS", "OPERANDS", "SPEC", "WarpIOPlan", "plan_warp_io"]
 
@@ -383,4 +384,5 @@ SPEC = Primitive(
     describe=lambda plan: plan.function,
     docs=DOCS,
     stubs=WARP_FUNCTIONS,
+    simulator=warp_io_call,
 )

@@ -48,6 +48,7 @@ from ..._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
 from ..._vocab import Mode, TempMode
 from .. import block_scan
 from ..block_scan._stubs import WARP_FUNCTIONS
+from ._sim import warp_scan_call
 
 __all__ = [
     "CALLS",
@@ -465,4 +466,5 @@ SPEC = Primitive(
     docs=DOCS,
     stubs=WARP_FUNCTIONS,
     returns="values",
+    simulator=warp_scan_call,
 )
