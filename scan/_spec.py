@@ -41,6 +41,7 @@ __all__ = [
     "Param",
     "Primitive",
     "Role",
+    "SimEngine",
     "c_parameters",
 ]
 
@@ -256,12 +257,13 @@ class BlockInputs(Protocol):
     def plan(self) -> Any:
         """The call's plan (every thread's is equal)."""
 
-    def items(self, rank: int, name: str, count: int) -> Any:
+    def items(self, rank: int, name: str, count: int, unset: str | None = None) -> Any:
         """Thread `rank`'s array (or scalar, as an array of one) argument `name`, as values.
 
         `count` is how many of the block's tile items the result takes in
         (blocked arrangement); the simulator refuses items among them that no
-        load filled.
+        load filled, with the message `unset` (after the call's name) when
+        given.
         """
 
     def index(self, rank: int, name: str) -> int:
@@ -269,6 +271,158 @@ class BlockInputs(Protocol):
 
     def combiner(self, op: Any) -> Callable[[Any, Any], Any]:
         """``op(a, b)`` on two values, with the generated code's semantics."""
+
+
+class SimEngine(Protocol):
+    """The simulator engine's services to a family's own simulation (:attr:`Primitive.simulator`).
+
+    The engine (``scan._numba_cuda._sim``) models numba's simulated threads and
+    blocks, the kernel's memory and the state contract; a family's simulation
+    reaches them only through these, so it imports neither Numba nor the front
+    end. ``thread`` is the calling simulated thread (:meth:`current_thread`).
+    """
+
+    #: How often (seconds) a thread waiting for others checks whether the simulator aborted.
+    poll_s: float
+
+    def current_thread(self, function: str) -> Any:
+        """The simulated thread running the caller; refuses host calls."""
+
+    def launch_block(self, thread: Any) -> tuple[int, int, int]:
+        """The launch's block shape."""
+
+    def rank(self, thread: Any) -> int:
+        """The thread's linear index in its block."""
+
+    def block_index(self, thread: Any) -> tuple[tuple[int, int, int], int]:
+        """The thread's block index, and its linear index in the grid (x fastest)."""
+
+    def barrier(self, thread: Any) -> None:
+        """The block barrier (``cuda.syncthreads()``)."""
+
+    def check_abort(self, thread: Any) -> None:
+        """Stop the thread when another thread of its block raised."""
+
+    def wait(self, thread: Any, record: Any, ready: Callable[[], bool]) -> None:
+        """Wait on `record`'s condition until `ready`, giving up if the simulator aborts."""
+
+    def missing_threads(self, thread: Any, ranks: Sequence[int]) -> list[str]:
+        """Of the threads `ranks` of the caller's block, those that cannot arrive, and why."""
+
+    def clear_branch(self) -> None:
+        """Forget the branch the calling thread took on an unfilled item."""
+
+    def passed(self, value: Any) -> bool:
+        """Whether an optional argument was given (neither left out nor None)."""
+
+    def unwrap(self, value: Any) -> Any:
+        """The NumPy array behind a simulated device array (else `value`)."""
+
+    def pinned(self, thread: Any, value: Any) -> Any:
+        """A callback descriptor pinned once per block (else `value`)."""
+
+    def memory(self, value: Any) -> Any:
+        """Where an array lives (``"local"``, ``"shared"``, ``"global"``), or None."""
+
+    def is_local_array(self, value: Any) -> bool:
+        """Whether `value` is a simulated ``cuda.local.array`` (it keeps tile records)."""
+
+    def is_unfilled(self, value: Any) -> bool:
+        """Whether a value was read from (or computed from) an item no load filled."""
+
+    def plan(
+        self,
+        function: str,
+        options: Mapping[str, Any],
+        launch: tuple[int, int, int],
+        memory: Mapping[str, Any] | None = None,
+    ) -> Any:
+        """The plan of a call (memoised), its callbacks checked as the compiler would.
+
+        `memory`: where the array arguments it names live (:meth:`memory`), for
+        the plan's facts.
+        """
+
+    def check_library_storage(self, plan: Any) -> None:
+        """Refuse library-owned temp storage a compiled kernel could not declare."""
+
+    def contract_checks(self) -> bool:
+        """Whether the state-contract checks are on."""
+
+    def contract_error(self, message: str) -> Exception:
+        """A state-contract error naming the kernel's line."""
+
+    def same_indices(self, function: str, indices: list[Mapping[str, Any]], group: str) -> None:
+        """Refuse index arguments that differ between the threads of `group`."""
+
+    def combiner(self, op: Any, dtype: Any) -> Callable[[Any, Any], Any]:
+        """``op(a, b)`` on two values of `dtype`, with the generated code's semantics."""
+
+    def host_callable(self, obj: Any, descriptor: Any) -> Callable[..., Any]:
+        """What to call on the host for a callback."""
+
+    def rethrown(self, error: BaseException) -> BaseException:
+        """`error`, raised by another thread of the block, for this thread to raise."""
+
+    def block_state(self, thread: Any, threads: int) -> Any:
+        """The block's records: ``lock``, and ``records(key, factory)`` for a family's own."""
+
+    def rendezvous(
+        self,
+        thread: Any,
+        plan: Any,
+        cls: type[Any],
+        deposit: Callable[[Any], None],
+        compute: Callable[[Any], None],
+    ) -> tuple[Any, int, Any]:
+        """Meet the block's threads at their next call: (block state, call number, record)."""
+
+    def leave(self, thread: Any, plan: Any, block: Any, seq: int, record: Any) -> None:
+        """The thread is done with the call (the trailing barrier, if the plan syncs)."""
+
+    def note_carried_scan(self, thread: Any) -> None:
+        """Record that the thread made a scan carried from tile to tile."""
+
+    # the tile-loop checks of the front end (scan._numba_cuda._tile_order, ._strides):
+    # each returns the message of a refused tile order, or None
+
+    def carried_scan_error(self, plan: Any, values: Any, state: Any) -> str | None:
+        """A carried scan's tile that cannot follow the last one scanned on `state`."""
+
+    def lookback_order_error(
+        self, plan: Any, offsets: dict[int, Any], tile: int, source: Any
+    ) -> str | None:
+        """A look-back tile whose items do not follow the earlier tiles' (`offsets`)."""
+
+    def warp_lanes_error(self, plan: Any, values: Any) -> str | None:
+        """A warp scan of items loaded for other lanes."""
+
+    def store_lanes_error(self, plan: Any, items: Any) -> str | None:
+        """A warp store of items scanned with other lanes."""
+
+    def tile_step_error(
+        self, thread: Any, plan: Any, array: Any, start: int, valid: int
+    ) -> str | None:
+        """A block load or store whose offset does not step by whole tiles."""
+
+    def different_arguments(
+        self, function: str, name: str, group: str, first: tuple[int, Any], other: tuple[int, Any]
+    ) -> str:
+        """The message of an argument that differs between the threads of `group`."""
+
+    def tile(
+        self,
+        array: tuple[int, int],
+        offset: int,
+        full: bool,
+        size: int,
+        family: str,
+        lanes: int = 0,
+    ) -> Any:
+        """Where a load's items came from (recorded on its items array as ``tile_source``)."""
+
+    def array_key(self, array: Any) -> tuple[int, int]:
+        """The identity of the memory `array` views (for :meth:`tile`)."""
 
 
 @attrs.frozen
@@ -322,12 +476,17 @@ class Primitive:
     simulate : callable or None
         ``simulate(block) -> list``: the block-wide semantics, each thread's
         result by rank, given every thread's inputs (:class:`BlockInputs`);
-        None where the simulator has a family-specific path.
+        None where the family gives :attr:`simulator` instead.
     keyword_hint : callable or None
         ``keyword_hint(key, name) -> str``: why call `key` of the family
         takes no keyword `name` (one that other calls take), as `` (...)``
         appended to the refusal, or ``""``
         (:func:`scan._plan.check_unknown_keywords`).
+    simulator : callable or None
+        ``simulator(engine, function, bound) -> result``: runs one call for
+        the calling simulated thread (``bound``: the arguments by parameter
+        name), through the engine's services (:class:`SimEngine`); for the
+        families whose semantics :attr:`simulate` does not give.
     """
 
     family: str
@@ -348,6 +507,7 @@ class Primitive:
     stub_declarations: str = ""
     simulate: Callable[[BlockInputs], list[Any]] | None = None
     keyword_hint: Callable[[str, str], str] | None = None
+    simulator: Callable[[SimEngine, str, Mapping[str, Any]], Any] | None = None
 
     @operands.validator
     def _check_operands(self, _: Any, operands: tuple[AbiOperand, ...]) -> None:

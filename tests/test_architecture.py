@@ -40,9 +40,19 @@ LAYERS: list[tuple[str, ...]] = [
     ("scan._vocab", "scan._target", "scan._spec", "scan._shapes"),
     ("scan._plan", "scan._toolchain"),
     ("scan._primitives.block_scan._plan", "scan._primitives.tile_io._plan"),
-    ("scan._codegen", "scan._keys", "scan._pch"),
-    ("scan._primitives.tile_io._unit", "scan._primitives.block_scan._unit"),
-    ("scan._primitives.block_scan", "scan._primitives._neighbours"),
+    ("scan._codegen", "scan._keys", "scan._pch", "scan._primitives._sim_common"),
+    (
+        "scan._primitives.tile_io._unit",
+        "scan._primitives.block_scan._unit",
+        "scan._primitives.tile_io._sim",
+        "scan._primitives.block_scan._sim",
+    ),
+    (
+        "scan._primitives.block_scan",
+        "scan._primitives._neighbours",
+        "scan._primitives.warp_scan._sim",
+        "scan._primitives.warp_io._sim",
+    ),
     (
         "scan._primitives.tile_io",
         "scan._primitives.block_reduce",
@@ -309,6 +319,7 @@ FAMILY_NEUTRAL = (
     "scan._operands",
     "scan._numba_cuda._typing",
     "scan._numba_cuda._lowering",
+    "scan._numba_cuda._sim",
     "scan._numba_cuda_mlir._typing",
     "scan._numba_cuda_mlir._lowering",
 )

@@ -1,26 +1,29 @@
 # SPDX-License-Identifier: Apache-2.0
-"""CUB's observable block-scan semantics in numba's CUDA simulator.
+"""The simulator engine: CUB's observable semantics in numba's CUDA simulator.
 
 Under ``NUMBA_ENABLE_CUDASIM=1`` numba runs every thread of a block as a Python
-thread, and the public functions of :mod:`scan.block` call into this module
-from each of them. A scan is a rendezvous: every thread deposits its operands
-in a record shared by the block (keyed by how many scans the thread has made
-so far), the last thread to arrive computes the per-thread partials and the
-block aggregate, and the simulator's own block barrier (the one behind
-``cuda.syncthreads()``) releases everyone. Then the prefix callback runs where
-CUB runs it: in the calling lanes' own threads, in lane order, each with its
-own ``prefix_state``; only thread 0's return value seeds the scan. Each thread
-finally finishes its own items, as CUB's per-thread scan does.
+thread, and the public functions of :mod:`scan.block` and :mod:`scan.warp`
+call into this module from each of them. The engine knows no family: it looks
+each call's family up in the registry (:mod:`scan._primitives`) and runs it
 
-Every call is bound and planned by :mod:`scan._calls` from facts about the
-runtime values, so the simulator refuses exactly the calls the compiled path refuses,
-with the same messages (the simulator prefixes the thread and block index when
-it re-raises an exception from a kernel thread).
+* generically, where the family's spec gives its block-wide semantics
+  (:attr:`scan._spec.Primitive.simulate`): a rendezvous where every thread
+  deposits its arguments in a record shared by the block (keyed by how many
+  calls the thread has made so far), the last thread to arrive computes every
+  thread's result, and the simulator's own block barrier (the one behind
+  ``cuda.syncthreads()``) releases everyone; or
+* through the family's own simulation (:attr:`scan._spec.Primitive.simulator`,
+  in ``scan._primitives.<family>._sim``), which reaches the engine's services
+  through :class:`scan._spec.SimEngine`.
 
-Results are exact for integer types (wrapping in the value type), ``min`` and
-``max``. Floating-point sums and products are accumulated left to right, while
-CUB combines partials in a tree: results may differ from the GPU's in the last
-bits.
+The engine owns what every family shares: the simulated thread and block, the
+rendezvous, runtime values as plan facts (every call is bound and planned by
+:mod:`scan._calls`, so the simulator refuses exactly the calls the compiled
+path refuses, with the same messages; the simulator prefixes the thread and
+block index when it re-raises an exception from a kernel thread), callbacks
+the compiler would refuse, arithmetic in the value type, tracked local and
+shared memory, the state contract, the kernel's static shared memory limit,
+and ``alignment=`` for simulated arrays.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -49,7 +52,7 @@ from .._calls import (
     plan_call,
     set_host_backend,
 )
-from .._errors import PlanError, ScanTypeError, StateContractError, too_much_shared_memory
+from .._errors import ScanTypeError, StateContractError, too_much_shared_memory
 from .._lookback import status_dtype
 from .._plan import (
     ArrayFact,
@@ -59,15 +62,26 @@ from .._plan import (
     ScalarFact,
     TupleFact,
     ZipFact,
-    check_operand_range,
     tile_size,
 )
 from .._primitives import for_call, for_plan
-from .._primitives.block_scan._plan import ScanPlan
-from .._primitives.tile_io._plan import TileIOPlan
-from .._spec import THREAD_ZERO_ONLY
+from .._primitives._sim_common import (
+    CONTRACT_ENV,
+    DERIVED,
+    IN_CALLBACK,
+    LEFTOVER,
+    NEVER,
+    WRITTEN,
+    CallRecord,
+    bad_items,
+    cast,
+    integer,
+    record_fields,
+    result,
+    same_plan,
+)
+from .._spec import THREAD_ZERO_ONLY, SimEngine
 from .._tile_status import TileStatus
-from .._vocab import WARP_THREADS, is_bfloat16, round_to_bfloat16
 from ._strides import note_carried_scan, tile_step_error
 from ._thread_zero import thread_zero_only
 from ._tile_order import (
@@ -87,10 +101,7 @@ __all__ = [
     "CONTRACT_ENV",
     "SIMULATOR_CC",
     "SimulatorHost",
-    "callers",
     "install",
-    "scan_call",
-    "tile_io_call",
     "tile_loop_call",
     "tile_size_call",
 ]
@@ -138,30 +149,6 @@ def _barrier(thread: Any) -> None:
 def _check_abort(thread: Any) -> None:
     if thread.abort:
         raise RuntimeError("another thread of the block raised; this thread stops here")
-
-
-def callers(plan: ScanPlan) -> int:
-    """How many threads (linear ranks ``0 .. n-1``) call the prefix callback.
-
-    Under ``raking``/``raking_memoize`` a block of at most 32 threads runs
-    CUB's warp-synchronous path and every thread calls; a larger block calls
-    from its raking threads, ``ceil(B / ceil(B / 32))`` of them. Under
-    ``warp_scans`` the 32 lanes of warp 0 call.
-
-    Parameters
-    ----------
-    plan : ScanPlan
-
-    Returns
-    -------
-    int
-    """
-    threads = plan.threads
-    if plan.algorithm == "warp_scans":
-        return min(threads, WARP_THREADS)
-    max_raking = min(threads, WARP_THREADS)
-    segment = -(-threads // max_raking)
-    return -(-threads // segment)
 
 
 # ---------------------------------------------------------------------------
@@ -234,14 +221,22 @@ _CONVERTERS: dict[Role, Converter] = {
 
 
 def _plan(
-    function: str, bound: Mapping[str, Any], launch: Block, state_memory: Memory | None = None
+    function: str,
+    bound: Mapping[str, Any],
+    launch: Block,
+    memory: Mapping[str, Memory | None] | None = None,
 ) -> Any:
-    """The plan of a call, memoised: every simulated thread makes the same calls."""
+    """The plan of a call, memoised: every simulated thread makes the same calls.
+
+    `memory` names where the call's array arguments named in it live (the facts
+    of the others name none).
+    """
     converters = _CONVERTERS
-    if state_memory is not None:
+    if memory:
+        where = dict(memory)
 
         def state(function: str, name: str, obj: Any) -> Operand | None:
-            return _operand(function, name, obj, state_memory if name == "prefix_state" else None)
+            return _operand(function, name, obj, where.get(name))
 
         converters = {**_CONVERTERS, "array": state}
     facts = collect_facts(function, bound, converters)
@@ -263,22 +258,10 @@ def _plan(
 # ---------------------------------------------------------------------------
 # memory spaces, uninitialised local memory, and the state contract
 
-#: Set to ``off`` to run kernels that break the state contract on purpose
-#: (state initialised differently per thread, scans over items no load filled).
-CONTRACT_ENV = "STATEFN_SCAN_SIM_CONTRACT"
-
-# set on a simulated thread while it runs a prefix callback (its writes to the
-# state are the callback's, not a new pass's)
-_IN_CALLBACK = "_scan_in_callback"
-
-# where a local array's items came from (one code per item); _DERIVED: written
-# with a value computed from (or chosen by a comparison of) an unfilled item
-_NEVER, _WRITTEN, _LOADED, _LEFTOVER, _DERIVED = 0, 1, 2, 3, 4
-
 
 def _unfilled_codes(origin: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Per item: whether no load filled it (never written, left over, or derived from such)."""
-    return (origin == _NEVER) | (origin >= _LEFTOVER)  # type: ignore[no-any-return]
+    return (origin == NEVER) | (origin >= LEFTOVER)  # type: ignore[no-any-return]
 
 
 class _LocalArray(np.ndarray):
@@ -317,33 +300,31 @@ class _LocalArray(np.ndarray):
         elif isinstance(out, np.void) and self.origin is not None:
             # a record item is a reference: its fields are set through it
             # (state[0].a = 1.0), which the array does not see
-            never = self.origin[key] == _NEVER
-            self.origin[key] = np.where(never, _WRITTEN, self.origin[key])
+            never = self.origin[key] == NEVER
+            self.origin[key] = np.where(never, WRITTEN, self.origin[key])
         elif isinstance(out, np.number) and self.origin is not None:
             code = self.origin[key]
-            if code == _NEVER or code >= _LEFTOVER:
+            if code == NEVER or code >= LEFTOVER:
                 return unfilled(out)
         return out
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        if self.carried is not None and not getattr(
-            threading.current_thread(), _IN_CALLBACK, False
-        ):
+        if self.carried is not None and not getattr(threading.current_thread(), IN_CALLBACK, False):
             forget_carried(self)  # kernel code writes a prefix state: a new pass
         origin = self.origin
         if origin is None:
             super().__setitem__(key, plain(value))
             return
-        code = _WRITTEN
+        code = WRITTEN
         if is_unfilled(value):
-            code, value = _DERIVED, plain(value)
+            code, value = DERIVED, plain(value)
         elif taints_write(sys._getframe(1)):
-            code = _DERIVED
+            code = DERIVED
         super().__setitem__(key, value)
         source = getattr(value, "origin", None)
-        if source is not None and code == _WRITTEN:
+        if source is not None and code == WRITTEN:
             try:  # a copy of items (flags[:4] = items[:4]) keeps their marks
-                origin[key] = np.where(_unfilled_codes(source), _DERIVED, _WRITTEN)
+                origin[key] = np.where(_unfilled_codes(source), DERIVED, WRITTEN)
                 return
             except ValueError:
                 pass
@@ -417,123 +398,6 @@ def _kernel_site() -> str:
 
 def _contract_error(message: str) -> StateContractError:
     return StateContractError(f"{_kernel_site()}\n{message}")
-
-
-def _bad_items(values: Any, items: int) -> tuple[int, int] | None:
-    """(item, origin) of the first item a scan reads that was never written or is left over."""
-    origin = getattr(values, "origin", None)
-    if origin is None:
-        return None
-    for i in range(min(items, len(origin))):
-        if origin[i] in (_NEVER, _LEFTOVER, _DERIVED):
-            return i, int(origin[i])
-    return None
-
-
-def _items_to_check(plan: ScanPlan, values: Any) -> tuple[int, int] | None:
-    """The first item no load filled, when the scan's carried result takes it in.
-
-    The block aggregate reaches the prefix callback (and so the state carried
-    to the next tile) or ``block_aggregate=``: every item of the tile counts.
-    """
-    if not (plan.prefix_op is not None or _aggregate_out(plan)):
-        return None
-    if plan.scalar:
-        return (0, _DERIVED) if is_unfilled(values) else None
-    return _bad_items(values, plan.items_per_thread)
-
-
-def _aggregate_out(plan: Any) -> str | None:
-    """The parameter receiving the scan's aggregate, when the call passes it."""
-    if getattr(plan, "has_block_aggregate", False):
-        return "block_aggregate="
-    if getattr(plan, "has_warp_aggregate", False):
-        return "warp_aggregate="
-    return None
-
-
-def _check_items(plan: Any, bad: list[tuple[int, int] | None], first_rank: int = 0) -> None:
-    """Refuse a scan whose carried result takes in items no load filled (any thread's).
-
-    `bad` is indexed from linear thread `first_rank` (a logical warp's lane 0).
-    """
-    found = next(((first_rank + i, b) for i, b in enumerate(bad) if b is not None), None)
-    if found is None or not _contract_checks():
-        return
-    rank, (item, origin) = found
-    consumer = "the prefix callback" if plan.prefix_op is not None else _aggregate_out(plan)
-    load = "warp.load" if getattr(plan, "lanes", None) else "block.load"
-    if origin == _DERIVED:
-        raise _contract_error(
-            f"{plan.function}: values hold an item computed from an item that no load filled: "
-            f"item {item} of thread {rank} was computed from (or chosen by a comparison of) an "
-            f"item past a partial tile's valid range, which {load} leaves as it was without "
-            f"oob_default=, and {consumer} takes in the whole tile's aggregate; pass "
-            f"oob_default= to {load} (a value whose result is the scan's identity, e.g. 0 "
-            "when the flags are items[i] > 0), or compute only from items before the valid "
-            "count (flags[i] = 1 if base + cuda.threadIdx.x * len(items) + i < n and "
-            "items[i] > 0 else 0)"
-        )
-    if origin == _NEVER:
-        what = (
-            f"item {item} of thread {rank} was never written (a cuda.local.array starts "
-            f"uninitialised, and {load} leaves items past a partial tile's valid range as "
-            "they are)"
-        )
-    else:
-        what = (
-            f"item {item} of thread {rank} is left over from an earlier tile: a partial tile "
-            "was loaded without oob_default=, which leaves items past the valid range as they are"
-        )
-    raise _contract_error(
-        f"{plan.function}: values hold an item that no load filled: {what}, and {consumer} "
-        f"takes in the whole tile's aggregate; pass oob_default= to {load} (the operator's "
-        "identity: 0 for a sum, -inf or the dtype's minimum for max)"
-    )
-
-
-def _check_states(plan: Any, call: _Call, n_callers: int, first_rank: int = 0) -> None:
-    """At a state's first call: every calling lane wrote it, and all hold the same value.
-
-    The callers are linear threads `first_rank` to ``first_rank + n_callers - 1``
-    (a logical warp's lanes for warp scans).
-    """
-    if not _contract_checks():
-        return
-    states = call.states[:n_callers]
-    last = first_rank + n_callers - 1
-    callers_text = f"threads {first_rank} to {last}"
-    for rank, state in enumerate(states):
-        origin = getattr(state, "origin", None)
-        if origin is not None and origin.size and origin[0] == _NEVER:
-            written = [
-                r
-                for r, s in enumerate(states)
-                if getattr(s, "origin", None) is not None
-                and s.origin.size
-                and s.origin[0] != _NEVER
-            ]
-            also = f" (thread {first_rank + written[0]} did)" if written else ""
-            raise _contract_error(
-                f"{plan.function}: prefix_state was never written in thread "
-                f"{first_rank + rank}{also} before the callback's first call; "
-                f"{callers_text} each call it "
-                "with their own state, and a cuda.local.array starts uninitialised; write "
-                "state[0] = <initial value> in every thread before the first scan, not only "
-                "in thread 0"
-            )
-    first = np.asarray(states[0])[:1].tobytes()
-    for rank, state in enumerate(states[1:], start=1):
-        if np.asarray(state)[:1].tobytes() != first:
-            raise _contract_error(
-                f"{plan.function}: prefix_state differs between the threads that call the "
-                f"callback at its first call (thread {first_rank} holds {states[0][0]}, thread "
-                f"{first_rank + rank} holds {state[0]}); {callers_text} each run the callback "
-                f"on their own state, and only thread {first_rank}'s result counts: initialise "
-                f"the state equally in every thread and read the final state from thread "
-                f"{first_rank} (set "
-                f"{CONTRACT_ENV}=off to run such a kernel anyway)"
-            )
 
 
 # ---------------------------------------------------------------------------
@@ -660,39 +524,6 @@ def _check_compilable(descriptor: Any, plan: Any) -> None:
 # arithmetic in the value type
 
 
-def _cast(value: Any, dtype: np.dtype[Any]) -> Any:
-    """*value* as a NumPy scalar of *dtype*, converting as C++ would (integers wrap).
-
-    A record is built field by field from a tuple (or copied from a record).
-    """
-    if dtype.names is not None:
-        fields = statefn.record_fields(dtype)
-        out = np.zeros((), dtype=dtype)
-        for f, item in zip(fields, tuple(value), strict=True):
-            out[f.name] = _cast(item, f.dtype)
-        return out[()]
-    if type(value) is dtype.type:
-        return value
-    if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
-        bits = dtype.itemsize * 8
-        value &= (1 << bits) - 1
-        if dtype.kind == "i" and value >= 1 << (bits - 1):
-            value -= 1 << bits
-        return dtype.type(value)
-    return np.asarray(value).astype(dtype)[()]
-
-
-def _scalar_operand(function: str, what: str, value: Any, dtype: np.dtype[Any]) -> Any:
-    """A scalar operand (``oob_default=``, ``initial_value=``) as a value of *dtype*.
-
-    A number outside the range of half-precision values is refused as the
-    compiler refuses a constant (:func:`scan._plan.check_operand_range`).
-    """
-    if not isinstance(value, tuple):
-        check_operand_range(function, what, value, np.asarray(value).dtype, dtype)
-    return _cast(value, dtype)
-
-
 def _combiner(op: statefn.ScanOperator, dtype: np.dtype[Any]) -> Callable[[Any, Any], Any]:
     """``op(a, b)`` on scalars of *dtype*, with the generated C++'s semantics."""
     builtin = op.builtin
@@ -713,45 +544,10 @@ def _combiner(op: statefn.ScanOperator, dtype: np.dtype[Any]) -> Callable[[Any, 
     fn = _host_callable(op.op, op)
     if dtype.names is not None:
         tup = statefn.record_tuple(dtype)
-        return lambda a, b: _cast(_result(op, fn(_fields(a, tup), _fields(b, tup)), dtype), dtype)
-    return lambda a, b: _cast(_result(op, fn(a, b), dtype), dtype)
-
-
-def _fields(value: Any, tup: Any) -> Any:
-    """A record as the named tuple callbacks see, its fields NumPy scalars of their types."""
-    return tup(*(value[i] for i in range(len(tup._fields))))
-
-
-def _returned(value: Any, dtype: np.dtype[Any]) -> str | None:
-    """What a callback returned that cannot be a value of *dtype* (:func:`statefn.result_error`)."""
-    if value is None:
-        return "none"
-    if isinstance(value, np.ndarray):
-        return "array"
-    if isinstance(value, np.void):
-        return "record"
-    if dtype.names is not None:
-        if not isinstance(value, tuple):
-            return f"a value of type {type(value).__name__}"
-        if len(value) != len(dtype.names):
-            return f"a tuple of {len(value)} items"
-    elif isinstance(value, tuple | list | dict | str | bytes):
-        return f"a value of type {type(value).__name__}"
-    elif dtype.kind != "c" and isinstance(value, complex | np.complexfloating):
-        return f"complex:{np.asarray(value).dtype}"
-    return None
-
-
-def _result(descriptor: Any, value: Any, dtype: np.dtype[Any]) -> Any:
-    """*value*, which the callback *descriptor* returned, if it can be a value of *dtype*.
-
-    Refused otherwise with the compiler's words, the callback's ``def`` line
-    in the message and no traceback of the simulator's own.
-    """
-    returned = _returned(value, dtype)
-    if returned is None:
-        return value
-    raise statefn.result_error(descriptor, returned, dtype).with_traceback(None) from None
+        return lambda a, b: cast(
+            result(op, fn(record_fields(a, tup), record_fields(b, tup)), dtype), dtype
+        )
+    return lambda a, b: cast(result(op, fn(a, b), dtype), dtype)
 
 
 def _rethrown(error: BaseException) -> BaseException:
@@ -799,118 +595,40 @@ def _host_callable(obj: Any, descriptor: Callable[..., Any]) -> Callable[..., An
 # the per-block rendezvous
 
 
-class _Call:
-    """One scan call of one block: every thread's operands and the shared results."""
-
-    def __init__(self, function: str, threads: int) -> None:
-        self.function = function
-        self.threads = threads
-        self.cond = threading.Condition()
-        self.arrived = 0
-        self.mismatch: str | None = None
-        self.plans: list[ScanPlan | None] = [None] * threads
-        self.items: list[Any] = [None] * threads
-        self.unfilled: list[tuple[int, int] | None] = [None] * threads
-        self.states: list[Any] = [None] * threads
-        self.initial_value: Any = None
-        self.computed = False
-        self.exclusive: list[Any] = [None] * threads  # combined items of lower ranks
-        self.aggregate: Any = None
-        self.turn = 0  # the calling lane whose turn it is to run the callback
-        self.prefix: Any = None
-        self.prefix_ready = False
-        # an exception raised by the call's shared work or by a callback; every
-        # thread re-raises it, so the simulator reports it whichever thread it
-        # looks at first
-        self.error: BaseException | None = None
-        self.left = 0
-        # each thread's index arguments (a look-back's tile=), and thread 0's tile
-        self.indices: list[Mapping[str, Any]] = [{}] * threads
-        self.source: Tile | None = None
-
-    def compute(self, first_rank: int = 0, group: str = "a block") -> None:
-        """Per-thread reductions, exclusive partials and the aggregate (of the block, or of
-        the logical warp whose lane 0 is linear thread `first_rank`)."""
-        plan = _same_plan(self.plans, first_rank, group)
-        _same_indices(plan.function, self.indices, "the block")
-        _check_items(plan, self.unfilled, first_rank)
-        dtype = plan.value_dtype
-        combine = _combiner(plan.scan_op, dtype)
-        running: Any = None
-        # forward: the items of lower ranks; reverse: those of higher ranks
-        reverse = getattr(plan, "reverse", False)
-        ranks = range(self.threads - 1, -1, -1) if reverse else range(self.threads)
-        for rank in ranks:
-            self.exclusive[rank] = running
-            items = self.items[rank]
-            partial = items[0]
-            for i in range(1, len(items)):
-                partial = combine(partial, items[i])
-            if running is None:
-                running = partial
-            elif reverse:
-                running = combine(partial, running)
-            else:
-                running = combine(running, partial)
-        self.aggregate = running  # the tile's items in order, both ways
-        self.computed = True
-
-
 def _same_indices(function: str, indices: list[Mapping[str, Any]], group: str) -> None:
-    """Refuse index arguments (a look-back's tile=, a reduce's valid=) that differ by thread."""
+    """Refuse index arguments (parameters of role ``index``) that differ by thread."""
     if not indices or not indices[0] or not _contract_checks():
         return
     for name, value in indices[0].items():
-        first = None if value is None or value is MISSING else _integer(function, name, value)
+        first = None if value is None or value is MISSING else integer(function, name, value)
         for rank, other in enumerate(indices[1:], start=1):
             got = other.get(name)
-            mine = None if got is None or got is MISSING else _integer(function, name, got)
+            mine = None if got is None or got is MISSING else integer(function, name, got)
             if mine != first:
                 raise _contract_error(
                     different_arguments(function, name, group, (0, first), (rank, mine))
                 )
 
 
-def _same_plan(plans: list[Any], first_rank: int = 0, group: str = "a block") -> Any:
-    """The first thread's plan, once every thread's is equal to it (else the call is refused).
-
-    `plans` are those of linear threads `first_rank` on: the block's, or a logical warp's.
-    """
-    plan = plans[0]
-    assert plan is not None
-    for rank, other in enumerate(plans):
-        if other is not plan and other != plan:
-            raise PlanError(
-                f"{plan.function}: thread {first_rank + rank} called it with other operand "
-                f"types or options than thread {first_rank}; every thread of {group} must "
-                "make the same call"
-            )
-    return plan
-
-
 class _BlockState:
-    """The rendezvous records of one simulated block."""
+    """The rendezvous records of one simulated block, and the families' own records."""
 
     def __init__(self, threads: int) -> None:
         self.lock = threading.Lock()
-        self.calls: dict[int, _Call | _Collective] = {}
-        self.sequence = [0] * threads  # scans made so far, per thread
-        self.states: list[Any] = []  # thread 0's state arrays already called with
-        # warp scans: the calls of each logical warp, by (first rank, sequence)
-        self.warp_calls: dict[tuple[int, int], _Call] = {}
-        self.warp_sequence = [0] * threads  # warp scans made so far, per thread
-        # tile I/O: calls made so far, per thread; the first thread's arguments of each
-        # (by (the group's first thread, call number): [thread, arguments, arrivals])
-        self.io_sequence: dict[int, int] = {}
-        self.io_calls: dict[tuple[int, int], list[Any]] = {}
+        self.calls: dict[int, CallRecord] = {}
+        self.sequence = [0] * threads  # rendezvous calls made so far, per thread
+        self._records: dict[str, Any] = {}
 
-    def first_use(self, state: Any) -> bool:
-        """Whether the callback is called with thread 0's *state* for the first time."""
+    def records(self, key: str, factory: Callable[[], Any]) -> Any:
+        """The block's record `key` of a family's simulation, made by `factory` at first use.
+
+        The caller guards its use with :attr:`lock` where threads share it.
+        """
         with self.lock:
-            if any(seen is state for seen in self.states):
-                return False
-            self.states.append(state)
-            return True
+            found = self._records.get(key)
+            if found is None:
+                found = self._records[key] = factory()
+            return found
 
 
 _blocks: weakref.WeakKeyDictionary[Any, _BlockState] = weakref.WeakKeyDictionary()
@@ -953,58 +671,12 @@ def _block_state(thread: Any, threads: int) -> _BlockState:
     return state
 
 
-def _wait(thread: Any, call: _Call, ready: Callable[[], bool]) -> None:
+def _wait(thread: Any, call: CallRecord, ready: Callable[[], bool]) -> None:
     """Wait on the call's condition until *ready*, giving up if the simulator aborts."""
     with call.cond:
         while not ready():
             _check_abort(thread)
             call.cond.wait(_POLL_S)
-
-
-# ---------------------------------------------------------------------------
-# scans
-
-
-def scan_call(function: str, bound: Mapping[str, Any]) -> Any:
-    """Run one block-scan entry point for the calling simulated thread.
-
-    Every thread of the block calls it, like a barrier.
-
-    Parameters
-    ----------
-    function : str
-        The public entry point (``"inclusive_sum"``, ``"scan"``, ...).
-    bound : mapping
-        The arguments passed, by parameter name (:func:`scan._calls.bind`).
-
-    Returns
-    -------
-    scalar or None
-        The scanned item for a scalar ``values``.
-    """
-    thread = _current_thread(function)
-    clear_branch()
-    launch = _launch_block(thread)
-    memory = _memory(bound.get("prefix_state"))
-    options = {k: _pinned(thread, _unwrap(v)) for k, v in bound.items()}
-    with np.errstate(all="ignore"):
-        plan = _plan(function, options, launch, memory)
-        assert isinstance(plan, ScanPlan)
-        _check_library_storage(plan)
-        if plan.prefix_op is not None:
-            note_carried_scan(thread)
-            _check_carried(plan, options)
-        return _scan(thread, plan, options["values"], options.get("out"), options)
-
-
-def _check_carried(plan: Any, options: Mapping[str, Any]) -> None:
-    """Refuse a carried scan whose tile cannot follow the last one on its state."""
-    state = options.get("prefix_state")
-    if not plan.stateful or not isinstance(state, _LocalArray) or not _contract_checks():
-        return
-    wrong = carried_scan_error(plan, options["values"], state)
-    if wrong is not None:
-        raise _contract_error(wrong)
 
 
 def _check_library_storage(plan: Any) -> None:
@@ -1035,479 +707,40 @@ def _check_library_storage(plan: Any) -> None:
         ).with_traceback(None)
 
 
-def _scan(thread: Any, plan: ScanPlan, values: Any, out: Any, options: Mapping[str, Any]) -> Any:
-    dtype = plan.value_dtype
-    rank = _rank(thread)
-    if plan.scalar:
-        items = np.array([values], dtype=dtype)
-    else:
-        items = np.array(values[: plan.items_per_thread], dtype=dtype)
-
-    unfilled = _items_to_check(plan, values)
-    initial = None
-    if plan.has_initial_value:
-        initial = _scalar_operand(plan.function, "initial_value", options["initial_value"], dtype)
-
-    def deposit(call: _Call) -> None:
-        call.items[rank] = items
-        call.unfilled[rank] = unfilled
-        call.states[rank] = options.get("prefix_state")
-        call.indices[rank] = {"tile": options.get("tile")} if plan.lookback else {}
-        if rank == 0:
-            call.source = getattr(values, "tile_source", None)
-        if rank == 0 and plan.has_initial_value:
-            call.initial_value = initial
-
-    block, seq, call = _rendezvous(thread, plan, _Call, deposit, _Call.compute)
-    if plan.prefix_op is not None:
-        _run_prefix(thread, plan, call, rank, block)
-    elif plan.lookback:
-        _run_lookback(thread, plan, call, rank, options)
-    results = _thread_results(plan, call, rank, items)
-    aggregate_out = options.get("block_aggregate")
-    if aggregate_out is not None:
-        aggregate_out[0] = call.aggregate
-    _leave(thread, plan, block, seq, call)
-    return _delivered(plan, results, values, out)
-
-
-def _thread_results(plan: Any, call: _Call, index: int, items: np.ndarray[Any, Any]) -> Any:
-    """Thread `index`'s results (of the call's threads): its items scanned from its prefix.
-
-    The prefix is the seed (the callback's return, the initial value, or 0 for
-    an exclusive sum) combined with the thread's partial (the items of the
-    threads before it: after it, for reverse scans).
-    """
-    dtype = plan.value_dtype
-    combine = _combiner(plan.scan_op, dtype)
-    reverse = getattr(plan, "reverse", False)
-    if plan.prefix_op is not None or (getattr(plan, "lookback", False) and call.prefix_ready):
-        seed = call.prefix
-    elif plan.has_initial_value:
-        seed = call.initial_value
-    elif plan.mode == "exclusive":  # a sum: CUB seeds ExclusiveSum with T{}
-        seed = dtype.type(0)
-    else:
-        seed = None
-    partial = call.exclusive[index]
-    if seed is None:
-        acc = partial
-    elif partial is None:
-        acc = seed
-    elif reverse:  # the items after this thread's, then the tiles to the right
-        acc = combine(partial, seed)
-    else:
-        acc = combine(seed, partial)
-
-    results = np.empty_like(items)
-    if reverse:  # from the thread's last item to its first
-        for i in range(len(items) - 1, -1, -1):
-            if plan.mode == "inclusive":
-                acc = items[i] if acc is None else combine(items[i], acc)
-                results[i] = acc
-            else:
-                results[i] = acc
-                if i > 0:
-                    acc = items[i] if acc is None else combine(items[i], acc)
-    else:
-        for i in range(len(items)):
-            if plan.mode == "inclusive":
-                acc = items[i] if acc is None else combine(acc, items[i])
-                results[i] = acc
-            else:
-                results[i] = acc
-                if i + 1 < len(items):
-                    acc = combine(acc, items[i])
-    return results
-
-
-def _delivered(plan: Any, results: np.ndarray[Any, Any], values: Any, out: Any) -> Any:
-    """A scan's results as the call gives them: returned (a scalar scan), or written to `out`."""
-    dtype = plan.value_dtype
-    if plan.scalar and dtype.names is not None:
-        return results.view(np.dtype((np.record, dtype)))[0]  # fields as attributes
-    if plan.scalar:
-        return results[0]
-    target = values if out is None else out
-    target[: plan.items_per_thread] = results
-    origin = getattr(target, "origin", None)
-    if origin is not None:  # the tile's data, as if loaded: a partial load keeps it
-        origin[: plan.items_per_thread] = _LOADED
-    return None
-
-
-def _run_prefix(
-    thread: Any,
-    plan: Any,
-    call: _Call,
-    rank: int,
-    block: _BlockState,
-    n_callers: int | None = None,
-    first_rank: int = 0,
-) -> None:
-    """Call the prefix callback from the calling lanes, in lane order; publish lane 0's.
-
-    `rank` is the thread's index among the call's threads (its lane, for a
-    logical warp whose lane 0 is linear thread `first_rank`); `n_callers`
-    defaults to the block scan's callers (:func:`callers`).
-    """
-    descriptor = plan.prefix_op
-    assert descriptor is not None
-    fn = _host_callable(descriptor.op, descriptor)
-    if n_callers is None:
-        n_callers = callers(plan)
-    if rank < n_callers:
-        _wait(thread, call, lambda: call.turn == rank or call.error is not None)
-        if call.error is not None:
-            raise _rethrown(call.error)
-        try:
-            if rank == 0 and plan.stateful and block.first_use(call.states[0]):
-                _check_states(plan, call, n_callers, first_rank)
-            aggregate = call.aggregate
-            record = plan.value_dtype.names is not None
-            if record:  # callbacks see a record value as a named tuple
-                aggregate = _fields(aggregate, statefn.record_tuple(plan.value_dtype))
-            setattr(thread, _IN_CALLBACK, True)
-            try:
-                result = fn(call.states[rank], aggregate) if plan.stateful else fn(aggregate)
-            finally:
-                setattr(thread, _IN_CALLBACK, False)
-            result = _result(descriptor, result, plan.value_dtype)
-            if rank == 0:
-                call.prefix = _cast(result, plan.value_dtype)
-        except BaseException as exc:
-            _share_error(call, exc)
-            raise
-        with call.cond:
-            call.turn += 1
-            if rank == 0:
-                call.prefix_ready = True
-            call.cond.notify_all()
-    _wait_for_prefix(thread, call, lambda: call.prefix_ready)
-
-
-def _share_error(call: _Call, exc: BaseException) -> None:
-    """Hand an exception of one thread to every thread of the call (each re-raises it)."""
-    with call.cond:
-        call.error = exc
-        call.cond.notify_all()
-
-
-def _wait_for_prefix(thread: Any, call: _Call, ready: Callable[[], bool]) -> None:
-    """Wait until the call's prefix is `ready`, re-raising another thread's error."""
-    _wait(thread, call, lambda: ready() or call.error is not None)
-    if call.error is not None:
-        raise _rethrown(call.error)
-
-
-def _run_lookback(
-    thread: Any, plan: ScanPlan, call: _Call, rank: int, options: Mapping[str, Any]
-) -> None:
-    """A look-back scan's prefix: thread 0 reads the earlier tiles and publishes its own.
-
-    Blocks run one after another here, so a tile finds every earlier tile's
-    inclusive prefix published (the GPU may find some as aggregates only and
-    combine them; the integer results are the same, floating-point ones may
-    round differently). Tile 0 takes no prefix (the initial value seeds it, if
-    given); tile ``t`` takes tile ``t - 1``'s inclusive prefix. In a reverse
-    scan the earlier tiles are those to the right: the prefix is their suffix.
-    """
-    if rank == 0:
-        try:
-            prefix = _lookback_prefix(thread, plan, call, options)
-        except BaseException as exc:
-            _share_error(call, exc)
-            raise
-        with call.cond:
-            if prefix is not _NO_PREFIX:
-                call.prefix = prefix
-                call.prefix_ready = True
-            call.turn = -1  # done
-            call.cond.notify_all()
-    _wait_for_prefix(thread, call, lambda: call.turn == -1)
-
-
-_NO_PREFIX = object()
-# per tile status: where each tile scanned so far came from (tile index -> Tile)
-_status_tiles: weakref.WeakKeyDictionary[Any, dict[int, Tile]] = weakref.WeakKeyDictionary()
-_status_lock = threading.Lock()
-
-
-def _lookback_prefix(thread: Any, plan: ScanPlan, call: _Call, options: Mapping[str, Any]) -> Any:
-    status = options["prefix_state"]
-    assert isinstance(status, TileStatus)
-    f = plan.function
-    tile = options.get("tile")
-    if tile is None or tile is MISSING:
-        (bx, by, bz), (gx, gy, _) = thread.blockIdx, thread._manager._grid_dim
-        tile = int(bx) + int(gx) * (int(by) + int(gy) * int(bz))
-        how = "the block's linear index"
-    else:
-        tile = _integer(f, "tile", tile)
-        how = "tile="
-    where = f"block {tuple(int(v) for v in thread.blockIdx)}"
-    if not 0 <= tile < status.tiles:
-        raise _contract_error(
-            f"{f}: {where} scans tile {tile} ({how}) but the status holds tiles 0 to "
-            f"{status.tiles - 1} (scan.tile_status({status.tiles}, ...)); on a GPU the kernel "
-            "would stop with an error. Make the status with as many tiles as the launch has "
-            "blocks along the sequence, or give tile= the block's index within its row"
-        )
-    if status.published(tile) is not None:
-        raise _contract_error(
-            f"{f}: {where} scans tile {tile}, which the status already holds from an earlier "
-            "scan: two blocks of this launch scan the same tile, or the status was not reset "
-            "since the last launch; on a GPU later tiles would read stale prefixes. Call "
-            "status.reset() before each launch, and give each block its own tile"
-        )
-    if _contract_checks():
-        with _status_lock:
-            offsets = _status_tiles.setdefault(status, {})
-            wrong = lookback_order_error(plan, offsets, tile, call.source)
-        if wrong is not None:
-            raise _contract_error(wrong)
-    op = _combiner(plan.scan_op, plan.value_dtype)
-
-    def combine(earlier: Any, tile_items: Any) -> Any:
-        # a reverse scan's earlier tiles lie to the right of this one's items
-        return op(tile_items, earlier) if plan.reverse else op(earlier, tile_items)
-
-    aggregate = call.aggregate
-    if tile == 0:
-        prefix = _NO_PREFIX
-        inclusive = aggregate
-        if plan.has_initial_value:
-            inclusive = combine(call.initial_value, aggregate)
-    else:
-        prefix = status.published(tile - 1)
-        if prefix is None:
-            raise _contract_error(
-                f"{f}: {where} scans tile {tile}, but tile {tile - 1} has not been scanned "
-                "yet. The simulator runs blocks one after another (blockIdx.x slowest, then "
-                "y, then z); on a GPU this tile would wait for it, forever if no block scans "
-                "it. Number the tiles in the order blocks run (tile=cuda.blockIdx.x with one "
-                "status row per sequence), and scan every tile from 0 up"
-                + (
-                    "; a reverse look-back numbers them from the sequence's end in that order "
-                    "(block t scans base = (last - cuda.blockIdx.x) * TILE)"
-                    if plan.reverse
-                    else ""
-                )
-            )
-        inclusive = combine(prefix, aggregate)
-    status.publish(tile, inclusive)
-    return prefix
-
-
-# ---------------------------------------------------------------------------
-# warp scans
-
-
-def warp_scan_call(function: str, bound: Mapping[str, Any]) -> Any:
-    """Run one :mod:`scan.warp` scan for the calling simulated thread.
-
-    The lanes of the thread's logical warp meet (not the whole block, and
-    with no barrier): the last to arrive computes every lane's partial and
-    the warp aggregate; each lane then calls the prefix callback in turn,
-    lane 0's return seeds the warp's scan, and each lane finishes its items.
-    """
-    thread = _current_thread(function)
-    clear_branch()
-    launch = _launch_block(thread)
-    memory = _memory(bound.get("prefix_state"))
-    options = {k: _pinned(thread, _unwrap(v)) for k, v in bound.items()}
-    with np.errstate(all="ignore"):
-        plan = _plan(function, options, launch, memory)
-        lanes = warp_lanes_error(plan, options["values"])
-        if lanes is not None and _contract_checks():
-            raise _contract_error(lanes)
-        if plan.prefix_op is not None:
-            note_carried_scan(thread)
-            _check_carried(plan, options)
-        return _warp_scan(thread, plan, options)
-
-
-def _warp_scan(thread: Any, plan: Any, options: Mapping[str, Any]) -> Any:
-    dtype = plan.value_dtype
-    values = options["values"]
-    rank = _rank(thread)
-    lane = rank % plan.lanes
-    first = rank - lane  # the logical warp's lane 0
-    if plan.scalar:
-        items = np.array([values], dtype=dtype)
-    else:
-        items = np.array(values[: plan.items_per_thread], dtype=dtype)
-    unfilled = _items_to_check(plan, values)
-    initial = None
-    if plan.has_initial_value:
-        initial = _scalar_operand(plan.function, "initial_value", options["initial_value"], dtype)
-
-    block = _block_state(thread, plan.threads)
-    seq = block.warp_sequence[rank]
-    block.warp_sequence[rank] = seq + 1
-    with block.lock:
-        call = block.warp_calls.get((first, seq))
-        if call is None:
-            call = block.warp_calls[(first, seq)] = _Call(plan.function, plan.lanes)
-    with call.cond:
-        if call.function != plan.function and call.mismatch is None:
-            call.mismatch = call.function
-        call.plans[lane] = plan
-        call.items[lane] = items
-        call.unfilled[lane] = unfilled
-        call.states[lane] = options.get("prefix_state")
-        if lane == 0:
-            call.initial_value = initial
-        call.arrived += 1
-        last = call.arrived == plan.lanes
-    if last:
-        with call.cond:
-            try:
-                if call.mismatch is not None:
-                    raise _warp_order_error(plan, first, call.mismatch)
-                call.compute(first, "a logical warp")
-            except BaseException as exc:
-                call.error = exc
-            call.cond.notify_all()
-    _wait_for_lanes(thread, plan, call, first)
-    if call.error is not None:
-        raise _rethrown(call.error)
-    lane0 = call.initial_value
-    differs = np.asarray(initial).tobytes() != np.asarray(lane0).tobytes()
-    if plan.has_initial_value and differs and _contract_checks():
-        raise _initial_value_error(plan, first, rank, lane0, initial)
-
-    if plan.prefix_op is not None:
-        _run_prefix(thread, plan, call, lane, block, plan.lanes, first)
-    results = _thread_results(plan, call, lane, items)
-    aggregate_out = options.get("warp_aggregate")
-    if aggregate_out is not None:
-        aggregate_out[0] = call.aggregate
-    with call.cond:
-        call.left += 1
-        if call.left == plan.lanes:
-            with block.lock:
-                block.warp_calls.pop((first, seq), None)
-    delivered = _delivered(plan, results, values, options.get("out"))
-    target = values if options.get("out") is None else options["out"]
-    if isinstance(target, _LocalArray):
-        target.scan_lanes = plan.lanes  # the lanes its tile was scanned with
-    return delivered
-
-
-def _initial_value_error(
-    plan: Any, first: int, rank: int, lane0: Any, mine: Any
-) -> StateContractError:
-    return _contract_error(
-        f"{plan.function}: initial_value differs between the lanes of a logical warp (thread "
-        f"{first} passes {lane0}, thread {rank} passes {mine}); every lane of a warp passes "
-        f"the same value, and the warp's scan is seeded with lane 0's (thread {first}) (set "
-        f"{CONTRACT_ENV}=off to run such a kernel anyway)"
-    )
-
-
-def _warp_order_error(plan: Any, first: int, other: str) -> RuntimeError:
-    return RuntimeError(
-        f"{plan.function}: every lane of a logical warp ({plan.lanes} threads from thread "
-        f"{first}) must make the same scan.warp calls in the same order; at this call lanes "
-        f"called {other} and {plan.function}. Do not call warp scans under a condition that "
-        "differs between the lanes of a warp"
-    )
-
-
-def _missing_lanes(thread: Any, plan: Any, call: _Call, first: int) -> list[str]:
-    """The lanes that cannot arrive: returned from the kernel, or waiting at a block barrier."""
-    arrived = {i for i, p in enumerate(call.plans) if p is not None}
-    running: dict[int, Any] = {}
-    for other in threading.enumerate():  # the block's threads still running
-        if getattr(other, "_manager", None) is thread._manager:
-            running[int(getattr(other, "thread_id", -1))] = other
-    found = []
-    for lane in range(plan.lanes):
-        if lane in arrived:
-            continue
-        lane_thread = running.get(first + lane)
-        if lane_thread is None:
-            found.append(f"thread {first + lane} returned from the kernel")
-        elif getattr(lane_thread, "syncthreads_blocked", False):
-            found.append(f"thread {first + lane} waits at a block barrier")
-    return found
-
-
-def _wait_for_lanes(thread: Any, plan: Any, call: _Call, first: int) -> None:
-    """Wait until the warp's last lane has computed the call; refuse lanes that never come.
-
-    A lane that returned from the kernel or waits at a block barrier cannot
-    arrive (the block's barrier waits for this lane): seen so on two checks
-    0.2 s apart, the call is refused.
-    """
-    polls = 0
-    suspect: list[str] = []
-    with call.cond:
-        while not (call.computed or call.error is not None):
-            _check_abort(thread)
-            call.cond.wait(_POLL_S)
-            polls += 1
-            if polls % 4:
-                continue
-            missing = _missing_lanes(thread, plan, call, first)
-            if missing and missing == suspect and not (call.computed or call.error is not None):
-                raise RuntimeError(
-                    f"{plan.function}: every lane of a logical warp ({plan.lanes} threads from "
-                    f"thread {first}) must make the same scan.warp calls; at this call "
-                    f"{call.arrived} of {plan.lanes} lanes arrived, and {'; '.join(missing)}. "
-                    "Do not call warp scans under a condition that differs between the lanes "
-                    "of a warp, and do not return early from some lanes"
-                )
-            suspect = missing
-
-
 # ---------------------------------------------------------------------------
 # families whose block-wide semantics their spec gives (Primitive.simulate)
 
 
-class _Collective:
+class _Collective(CallRecord):
     """One call of one block, for a family the spec simulates: every thread's arguments."""
 
     def __init__(self, function: str, threads: int) -> None:
-        self.function = function
-        self.threads = threads
-        self.cond = threading.Condition()
-        self.arrived = 0
-        self.mismatch: str | None = None
-        self.plans: list[Any] = [None] * threads
+        super().__init__(function, threads)
         self.args: list[Mapping[str, Any]] = [{}] * threads
         self.results: list[Any] = []
-        self.computed = False
-        self.error: BaseException | None = None
-        self.left = 0
 
     # the view the spec's semantics read (scan._spec.BlockInputs)
     @property
     def plan(self) -> Any:
         return self.plans[0]
 
-    def items(self, rank: int, name: str, count: int) -> Any:
+    def items(self, rank: int, name: str, count: int, unset: str | None = None) -> Any:
         plan = self.plans[0]
         value = self.args[rank][name]
         n = plan.items_per_thread
         if getattr(plan, "scalar", False):
             if count > rank and is_unfilled(value):
-                self._unfilled(rank, 0, _DERIVED)
-            return np.array([_cast(value, plan.value_dtype)], dtype=plan.value_dtype)
-        bad = _bad_items(value, min(n, max(0, count - rank * n)))
-        if bad is not None and name == "carry" and _contract_checks():
-            raise _contract_error(
-                f"{self.function}: carry[0] of thread {rank} was never set, and the call takes "
-                "it as the item before the tile's first; set carry[0] in every thread before "
-                "the first tile (the item before the row, e.g. 0), or leave carry= out"
-            )
+                self._unfilled(rank, 0, DERIVED)
+            return np.array([cast(value, plan.value_dtype)], dtype=plan.value_dtype)
+        bad = bad_items(value, min(n, max(0, count - rank * n)))
+        if bad is not None and unset is not None and _contract_checks():
+            raise _contract_error(f"{self.function}: {unset}")
         if bad is not None:
             self._unfilled(rank, *bad)
         return np.asarray(value[:n], dtype=plan.value_dtype)
 
     def index(self, rank: int, name: str) -> int:
-        return _integer(self.function, name, self.args[rank][name])
+        return integer(self.function, name, self.args[rank][name])
 
     def combiner(self, op: Any) -> Callable[[Any, Any], Any]:
         return _combiner(op, self.plans[0].value_dtype)
@@ -1516,9 +749,9 @@ class _Collective:
         if not _contract_checks():
             return
         how = {
-            _NEVER: "was never written (a cuda.local.array starts uninitialised)",
-            _LEFTOVER: "is left over from an earlier tile",
-            _DERIVED: "was computed from (or chosen by a comparison of) an item no load filled",
+            NEVER: "was never written (a cuda.local.array starts uninitialised)",
+            LEFTOVER: "is left over from an earlier tile",
+            DERIVED: "was computed from (or chosen by a comparison of) an item no load filled",
         }[origin]
         raise _contract_error(
             f"{self.function}: item {item} of thread {rank} {how}, and the call takes it in: "
@@ -1528,7 +761,7 @@ class _Collective:
         )
 
     def compute(self, simulate: Callable[[Any], list[Any]]) -> None:
-        plan = _same_plan(self.plans)
+        plan = same_plan(self.plans)
         index = [p.name for p in CALLS[self.function].params if p.role == "index"]
         _same_indices(self.function, [{n: a.get(n) for n in index} for a in self.args], "the block")
         del plan
@@ -1548,7 +781,7 @@ def _returned_value(plan: Any, value: Any, rank: int) -> Any:
         return thread_zero_only(plan.function, rank, dtype, _contract_error)
     if dtype.names is not None:
         return np.array([value], dtype=dtype).view(np.dtype((np.record, dtype)))[0]
-    return _cast(value, dtype)
+    return cast(value, dtype)
 
 
 def collective_call(function: str, bound: Mapping[str, Any]) -> Any:
@@ -1601,7 +834,7 @@ def _write_back(spec: Any, options: Mapping[str, Any], writes: Mapping[str, Any]
             target[i] = value
 
 
-_C = TypeVar("_C", _Call, _Collective)
+_C = TypeVar("_C", bound=CallRecord)
 
 
 def _rendezvous(
@@ -1650,7 +883,7 @@ def _rendezvous(
     return block, seq, call
 
 
-def _leave(thread: Any, plan: Any, block: _BlockState, seq: int, call: _Call | _Collective) -> None:
+def _leave(thread: Any, plan: Any, block: _BlockState, seq: int, call: CallRecord) -> None:
     """The thread is done with the call: the last one drops it; the trailing barrier."""
     with call.cond:
         call.left += 1
@@ -1669,218 +902,6 @@ def _order_error(function: str, first: str, arrived: int, threads: int) -> Runti
         "Do not call block scans under a condition that differs between threads, and do "
         "not return early from some threads"
     )
-
-
-# ---------------------------------------------------------------------------
-# tile I/O
-
-
-def _integer(function: str, name: str, value: Any) -> int:
-    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
-        return int(value)
-    raise ScanTypeError(f"{function}: {name} must be an integer (got {type(value).__name__})")
-
-
-def tile_io_call(function: str, bound: Mapping[str, Any]) -> None:
-    """Run ``load`` or ``store`` for the calling simulated thread.
-
-    Thread ``t`` moves tile items ``t * ipt + i`` (``i * threads + t`` for the
-    ``striped`` algorithm, as CUB's ``BLOCK_*_STRIPED``), only those before
-    ``min(len(array) - offset, valid_items)``. Loads give items past that range
-    ``oob_default`` when it is passed and leave them unchanged otherwise.
-
-    Parameters
-    ----------
-    function : {"load", "store"}
-    bound : mapping
-        The arguments passed, by parameter name (:func:`scan._calls.bind`).
-    """
-    thread = _current_thread(function)
-    clear_branch()
-    launch = _launch_block(thread)
-    options = {k: _unwrap(v) for k, v in bound.items()}
-    plan = _plan(function, options, launch)
-    assert isinstance(plan, TileIOPlan)
-    array = options["src" if function == "load" else "dst"]
-    items = options["items"]
-    start, valid = _tile_start(function, options, array)
-    _check_library_storage(plan)
-    threads = plan.threads
-    rank = _rank(thread)
-    _same_tile(thread, function, options, start, 0, threads, "the block")
-    first = array[0] if isinstance(array, tuple) else array
-    if isinstance(first, np.ndarray) and _contract_checks():
-        wrong_step = tile_step_error(thread, plan, first, start, valid)
-        if wrong_step is not None:
-            raise _contract_error(wrong_step)
-    ipt = plan.items_per_thread
-    if plan.algorithm == "striped":
-        positions = [i * threads + rank for i in range(ipt)]
-    else:
-        positions = [rank * ipt + i for i in range(ipt)]
-    _move_items(plan, options, array, items, start, valid, positions)
-    if plan.direction == "load" and isinstance(items, _LocalArray):
-        full = valid >= plan.tile_items
-        key = array_key(first)
-        items.tile_source = Tile(key, start, full, plan.tile_items, "block")
-        items.scan_lanes = None
-    if plan.auto_sync and _moved_through_shared_memory(plan, array, start, valid):
-        _barrier(thread)
-
-
-def _move_items(
-    plan: Any,
-    options: Mapping[str, Any],
-    array: Any,
-    items: Any,
-    start: int,
-    valid: int,
-    positions: list[int],
-) -> None:
-    """Move item ``i`` of the thread to or from ``array[start + positions[i]]``, the valid ones.
-
-    A load gives the others ``oob_default`` when passed, and leaves them as
-    they are otherwise (marking an earlier tile's item as left over). Zipped
-    tile I/O (a plan with ``fields``) moves each field of the record items to
-    or from its own array (`array` is then a tuple of them, or one array).
-    """
-    fields = getattr(plan, "fields", None)
-    arrays = (array if isinstance(array, tuple) else (array,)) if fields is not None else ()
-
-    def read(pos: int) -> Any:
-        if fields is None:
-            return array[start + pos]
-        return tuple(a[start + pos] for a in arrays)
-
-    with np.errstate(all="ignore"):
-        if plan.direction == "load":
-            oob = options.get("oob_default")
-            function = getattr(plan, "function", plan.direction)
-            fill = (
-                None
-                if oob is None
-                else _scalar_operand(function, "oob_default", oob, plan.value_dtype)
-            )
-            origin = getattr(items, "origin", None)
-            for i, pos in enumerate(positions):
-                if pos < valid:
-                    items[i] = read(pos)
-                    if origin is not None:
-                        origin[i] = _LOADED
-                elif fill is not None:
-                    items[i] = fill
-                elif origin is not None and origin[i] in (_LOADED, _LEFTOVER):
-                    origin[i] = _LEFTOVER  # an earlier tile's item, kept as on the GPU
-        elif fields is None:
-            for i, pos in enumerate(positions):
-                if pos < valid:
-                    array[start + pos] = _stored(items[i], array.dtype)
-        else:
-            records = np.asarray(items).view(np.ndarray)  # reading marks nothing written
-            for i, pos in enumerate(positions):
-                if pos < valid:
-                    for a, name in zip(arrays, fields, strict=True):
-                        a[start + pos] = _stored(records[i][name], a.dtype)
-
-
-def _stored(value: Any, dtype: np.dtype[Any]) -> Any:
-    """`value` as a store into an array of `dtype` writes it: bfloat16 rounded once."""
-    return round_to_bfloat16(value)[()] if is_bfloat16(dtype) else value
-
-
-def _same_tile(
-    thread: Any,
-    function: str,
-    options: Mapping[str, Any],
-    start: int,
-    first: int,
-    count: int,
-    group: str,
-) -> None:
-    """Refuse a load or store whose offset (or valid_items) differs between the threads
-    making it together: the block's, or a logical warp's (`count` threads from `first`).
-
-    Each thread numbers its tile I/O calls; the first thread of the group to
-    make its n-th call records its arguments, the others compare theirs.
-    """
-    if count == 1 or not _contract_checks():
-        return
-    valid = options.get("valid_items")
-    mine = {"offset": start, "valid_items": None if valid is None else int(valid)}
-    rank = _rank(thread)
-    bx, by, bz = _launch_block(thread)
-    block = _block_state(thread, bx * by * bz)
-    with block.lock:
-        seq = block.io_sequence.get(rank, 0)
-        block.io_sequence[rank] = seq + 1
-        record = block.io_calls.setdefault((first, seq), [rank, mine, 0])
-        record[2] += 1
-        if record[2] == count:
-            del block.io_calls[(first, seq)]
-    theirs = record[1]
-    for name in ("offset", "valid_items"):
-        if mine[name] != theirs[name]:
-            raise _contract_error(
-                different_arguments(
-                    function, name, group, (record[0], theirs[name]), (rank, mine[name])
-                )
-            )
-
-
-def _tile_start(function: str, options: Mapping[str, Any], array: Any) -> tuple[int, int]:
-    """(offset, valid items from it) of a load or store: at most ``valid_items``.
-
-    For a tuple of arrays (zipped tile I/O), the shortest array's.
-    """
-    start = _integer(function, "offset", options["offset"])
-    valid = min(map(len, array) if isinstance(array, tuple) else [len(array)]) - start
-    requested = options.get("valid_items")
-    if requested is not None:
-        valid = min(valid, _integer(function, "valid_items", requested))
-    if start < 0:
-        raise IndexError(
-            f"{function}: offset={start} is negative; the tile would start before the array "
-            "(on a GPU nothing is read or written: an empty tile, almost always a bug in the "
-            "kernel); compute the offset from the tile loop, for base in block.tiles(n, items)"
-        )
-    return start, valid
-
-
-def warp_io_call(function: str, bound: Mapping[str, Any]) -> None:
-    """Run ``warp.load`` or ``warp.store`` for the calling simulated thread.
-
-    Lane ``l`` of its logical warp moves the warp's tile items ``l * ipt + i``
-    (``i * lanes + l`` for ``striped``) from the warp's ``offset``, only those
-    before ``min(len(array) - offset, valid_items)``; as ``block.load`` and
-    ``block.store`` otherwise. Each lane moves its own items: no rendezvous.
-    """
-    thread = _current_thread(function)
-    clear_branch()
-    launch = _launch_block(thread)
-    options = {k: _unwrap(v) for k, v in bound.items()}
-    plan = _plan(function, options, launch)
-    array = options["src" if plan.direction == "load" else "dst"]
-    items = options["items"]
-    start, valid = _tile_start(function, options, array)
-    ipt, lanes = plan.items_per_thread, plan.lanes
-    lane = _rank(thread) % lanes
-    first = _rank(thread) - lane
-    group = f"a logical warp ({lanes} threads from thread {first})"
-    _same_tile(thread, function, options, start, first, lanes, group)
-    if plan.direction == "store" and _contract_checks():
-        wrong_lanes = store_lanes_error(plan, items)
-        if wrong_lanes is not None:
-            raise _contract_error(wrong_lanes)
-    if plan.algorithm == "striped":
-        positions = [i * lanes + lane for i in range(ipt)]
-    else:
-        positions = [lane * ipt + i for i in range(ipt)]
-    _move_items(plan, options, array, items, start, valid, positions)
-    if plan.direction == "load" and isinstance(items, _LocalArray):
-        key = array_key(array[0] if isinstance(array, tuple) else array)
-        full = valid >= plan.warp_tile
-        items.tile_source = Tile(key, start, full, plan.warp_tile, "warp", lanes)
-        items.scan_lanes = None
 
 
 def tile_size_call(bound: Mapping[str, Any]) -> int:
@@ -1928,23 +949,83 @@ def tile_loop_call(function: str, bound: Mapping[str, Any]) -> Any:
     return tiles.offsets(tiles.check_length(function, bound["n"]), tile, reverse)
 
 
-def _moved_through_shared_memory(
-    plan: TileIOPlan,
-    array: np.ndarray[Any, Any] | tuple[np.ndarray[Any, Any], ...],
-    start: int,
-    valid: int,
-) -> bool:
-    """Whether the generated provider's path for this tile uses its temp storage.
+# ---------------------------------------------------------------------------
+# the engine's services to the families' own simulations
 
-    ``vectorize`` with ``unaligned="warp_transpose"`` does only for a full tile
-    whose address is not 16-byte aligned (partial tiles move without shared
-    memory for every algorithm but ``striped``, which has none).
-    """
-    if plan.unaligned is None:
-        return plan.uses_shared_memory
-    arrays = array if isinstance(array, tuple) else (array,)
-    addresses = [int(a.__array_interface__["data"][0]) + start * a.itemsize for a in arrays]
-    return valid >= plan.tile_items and any(address % 16 != 0 for address in addresses)
+
+def _block_index(thread: Any) -> tuple[tuple[int, int, int], int]:
+    (bx, by, bz), (gx, gy, _) = thread.blockIdx, thread._manager._grid_dim
+    linear = int(bx) + int(gx) * (int(by) + int(gy) * int(bz))
+    return (int(bx), int(by), int(bz)), linear
+
+
+def _missing_threads(thread: Any, ranks: Sequence[int]) -> list[str]:
+    """Of the threads `ranks`, those that cannot arrive: returned from the kernel, or
+    waiting at a block barrier."""
+    running: dict[int, Any] = {}
+    for other in threading.enumerate():  # the block's threads still running
+        if getattr(other, "_manager", None) is thread._manager:
+            running[int(getattr(other, "thread_id", -1))] = other
+    found = []
+    for rank in ranks:
+        waiting = running.get(rank)
+        if waiting is None:
+            found.append(f"thread {rank} returned from the kernel")
+        elif getattr(waiting, "syncthreads_blocked", False):
+            found.append(f"thread {rank} waits at a block barrier")
+    return found
+
+
+def _passed(value: Any) -> bool:
+    return value is not None and value is not MISSING
+
+
+def _is_local_array(value: Any) -> bool:
+    return isinstance(value, _LocalArray)
+
+
+class _Engine:
+    """The engine's services (:class:`scan._spec.SimEngine`) to a family's simulation."""
+
+    poll_s = _POLL_S
+    current_thread = staticmethod(_current_thread)
+    launch_block = staticmethod(_launch_block)
+    rank = staticmethod(_rank)
+    block_index = staticmethod(_block_index)
+    barrier = staticmethod(_barrier)
+    check_abort = staticmethod(_check_abort)
+    wait = staticmethod(_wait)
+    missing_threads = staticmethod(_missing_threads)
+    clear_branch = staticmethod(clear_branch)
+    passed = staticmethod(_passed)
+    unwrap = staticmethod(_unwrap)
+    pinned = staticmethod(_pinned)
+    memory = staticmethod(_memory)
+    is_local_array = staticmethod(_is_local_array)
+    is_unfilled = staticmethod(is_unfilled)
+    plan = staticmethod(_plan)
+    check_library_storage = staticmethod(_check_library_storage)
+    contract_checks = staticmethod(_contract_checks)
+    contract_error = staticmethod(_contract_error)
+    same_indices = staticmethod(_same_indices)
+    combiner = staticmethod(_combiner)
+    host_callable = staticmethod(_host_callable)
+    rethrown = staticmethod(_rethrown)
+    block_state = staticmethod(_block_state)
+    rendezvous = staticmethod(_rendezvous)
+    leave = staticmethod(_leave)
+    note_carried_scan = staticmethod(note_carried_scan)
+    carried_scan_error = staticmethod(carried_scan_error)
+    lookback_order_error = staticmethod(lookback_order_error)
+    warp_lanes_error = staticmethod(warp_lanes_error)
+    store_lanes_error = staticmethod(store_lanes_error)
+    tile_step_error = staticmethod(tile_step_error)
+    different_arguments = staticmethod(different_arguments)
+    tile = staticmethod(Tile)
+    array_key = staticmethod(array_key)
+
+
+_ENGINE: SimEngine = _Engine()
 
 
 # ---------------------------------------------------------------------------
@@ -1982,13 +1063,9 @@ class SimulatorHost:
         spec = for_call(name)
         if spec.simulate is not None:
             return collective_call(name, bound)
-        if spec.family == "warp_scan":
-            return warp_scan_call(name, bound)
-        if spec.family == "warp_io":
-            return warp_io_call(name, bound)
-        if spec.family == "tile_io":
-            return tile_io_call(name, bound)
-        return scan_call(name, bound)
+        if spec.simulator is None:
+            raise NotImplementedError(f"{name}: the {spec.family} family has no simulation")
+        return spec.simulator(_ENGINE, name, bound)
 
     def default_cc(self) -> tuple[int, int]:
         """:data:`SIMULATOR_CC`."""

@@ -138,7 +138,12 @@ def predecessors(
     """
     plan = block.plan
     items = [block.items(rank, name, 0) for rank in range(plan.threads)]
-    first = block.items(0, "carry", 1)[0] if has_carry else None
+    unset = (
+        "carry[0] of thread 0 was never set, and the call takes it as the item before the "
+        "tile's first; set carry[0] in every thread before the first tile (the item before "
+        "the row, e.g. 0), or leave carry= out"
+    )
+    first = block.items(0, "carry", 1, unset)[0] if has_carry else None
     return items, first, items[-1][-1]
 
 

@@ -20,6 +20,7 @@ from ..._errors import ScanTypeError
 from ..._plan import ArrayFact, Block, as_array, as_scalar
 from ..._spec import AbiOperand, EntryPoint, Param, Primitive, Role, c_parameters
 from ._plan import ScanLikePlan, ScanPlan, plan_scan
+from ._sim import scan_call
 from ._stubs import FUNCTIONS as STUBS
 from ._unit import callback_barrier_suffices, scan_unit
 
@@ -332,4 +333,5 @@ SPEC = Primitive(
     stubs=STUBS,
     layout_names=("scan",),
     returns="values",
+    simulator=scan_call,
 )

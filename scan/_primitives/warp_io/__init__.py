@@ -53,6 +53,7 @@ from ..tile_io._plan import check_tile_operands
 from ..tile_io._stubs import WARP_FUNCTIONS
 from ..tile_io._unit import conversion_decl, word_moves
 from ..warp_scan import WARP_OPTIONS, check_lanes, warp_keyword_hint
+from ._sim import warp_io_call
 
 __all__ = ["ALGORITHMS", "CALLS", "OPERANDS", "SPEC", "WarpIOPlan", "plan_warp_io"]
 
@@ -384,4 +385,5 @@ SPEC = Primitive(
     docs=DOCS,
     stubs=WARP_FUNCTIONS,
     keyword_hint=warp_keyword_hint,
+    simulator=warp_io_call,
 )

@@ -38,6 +38,7 @@ from ..._vocab import Mode, TempMode
 from .. import block_scan
 from ..block_scan._plan import PrefixOp, ScanLikePlan, plan_scan, scan_key_field
 from ..block_scan._stubs import WARP_FUNCTIONS
+from ._sim import warp_scan_call
 
 __all__ = [
     "CALLS",
@@ -478,4 +479,5 @@ SPEC = Primitive(
     stubs=WARP_FUNCTIONS,
     returns="values",
     keyword_hint=warp_keyword_hint,
+    simulator=warp_scan_call,
 )
