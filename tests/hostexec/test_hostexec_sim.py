@@ -246,3 +246,39 @@ def test_lookback(builder: Builder) -> None:
     host = lb.run_lookback(builder, LOOKBACK, src, seed=6)
     np.testing.assert_array_equal(dst, want)
     np.testing.assert_array_equal(host, want)
+
+
+ORDERED = lb.LookbackCase(
+    dtype="float32", block=(32, 1, 1), items_per_thread=1, tiles=70, deterministic=True
+)
+
+
+@cuda.jit
+def ordered_kernel(src: Any, dst: Any, status: Any) -> None:
+    items = cuda.local.array(1, np.float32)
+    base = cuda.blockIdx.x * 32
+    block.load(src[0], base, items, oob_default=0.0)
+    block.inclusive_sum(items, prefix_op=scan.lookback, prefix_state=status)
+    block.store(dst[0], base, items)
+
+
+def test_a_deterministic_lookback_gives_the_generated_codes_bits(builder: Builder) -> None:
+    """Float sums over a deterministic status: the same bits here as in the generated code.
+
+    One non-zero item a tile (magnitudes over six decades), so every tile's
+    aggregate is exact and only the combination of tiles rounds: the anchors
+    and the tree must be the same in both (and on a GPU, in CUB's run).
+    """
+    rng = np.random.default_rng(8)
+    src = np.zeros((1, ORDERED.length), np.float32)
+    firsts = rng.standard_normal(ORDERED.tiles) * 10.0 ** rng.uniform(-3, 3, ORDERED.tiles)
+    src[0, :: ORDERED.tile_items] = firsts.astype(np.float32)
+    dst = np.zeros_like(src)
+    ordered_kernel[ORDERED.tiles, 32](
+        src, dst, scan.tile_status(ORDERED.tiles, np.float32, deterministic=True)
+    )
+    host = lb.run_lookback(builder, ORDERED, src, seed=4)
+    np.testing.assert_array_equal(dst.view(np.uint32), host.view(np.uint32))
+    in_order = np.cumsum(src, axis=1, dtype=np.float32)  # ((a0 + a1) + a2) + ...
+    assert not np.array_equal(dst.view(np.uint32), in_order.view(np.uint32))
+    np.testing.assert_allclose(dst, np.cumsum(src.astype(np.float64), axis=1), rtol=1e-5, atol=1e-2)

@@ -494,8 +494,12 @@ def _run_lookback(
     inclusive prefix published (the GPU may find some as aggregates only and
     combine them; the integer results are the same, floating-point ones may
     round differently). Tile 0 takes no prefix (the initial value seeds it, if
-    given); tile ``t`` takes tile ``t - 1``'s inclusive prefix. In a reverse
-    scan the earlier tiles are those to the right: the prefix is their suffix.
+    given); tile ``t`` takes tile ``t - 1``'s inclusive prefix, or over a
+    deterministic status the generated code's formula (the last anchor's
+    inclusive prefix, then the aggregates since, in a fixed tree), so float
+    results equal the GPU's bit for bit where the tiles' aggregates do. In a
+    reverse scan the earlier tiles are those to the right: the prefix is their
+    suffix.
     """
     if rank == 0:
         try:
@@ -515,6 +519,29 @@ def _run_lookback(
 _NO_PREFIX = object()
 # per tile status: where each tile scanned so far came from (tile index -> its Tile)
 _status_tiles: weakref.WeakKeyDictionary[Any, dict[int, Any]] = weakref.WeakKeyDictionary()
+# per deterministic status: each tile's aggregate (tile index -> aggregate)
+_status_aggregates: weakref.WeakKeyDictionary[Any, dict[int, Any]] = weakref.WeakKeyDictionary()
+#: A deterministic status's anchors: every ANCHOR-th tile publishes its inclusive prefix.
+ANCHOR = 32
+
+
+def _tree(combine: Callable[[Any, Any], Any], values: list[Any]) -> Any:
+    """The values combined in the tree the generated code's warp uses (fixed by their count).
+
+    Lane ``i`` holds value ``i``; at each step ``d`` = 1, 2, 4, 8, 16 a lane
+    ``i`` with ``i % 2d == 0`` combines its value with lane ``i + d``'s, if
+    that lane holds one; lane 0 ends with the whole combination.
+    """
+    v = list(values)
+    d = 1
+    while d < ANCHOR:
+        for i in range(0, len(v), 2 * d):
+            if i + d < len(v):
+                v[i] = combine(v[i], v[i + d])
+        d *= 2
+    return v[0]
+
+
 _status_lock = threading.Lock()
 
 
@@ -559,6 +586,10 @@ def _lookback_prefix(
         return op(tile_items, earlier) if plan.reverse else op(earlier, tile_items)
 
     aggregate = call.aggregate
+    if plan.deterministic:
+        with _status_lock:
+            aggregates = _status_aggregates.setdefault(status, {})
+        aggregates[tile] = aggregate
     if tile == 0:
         prefix = _NO_PREFIX
         inclusive = aggregate
@@ -580,6 +611,14 @@ def _lookback_prefix(
                     else ""
                 )
             )
+        if plan.deterministic:
+            # the anchors' formula (the generated code's): the last anchor's inclusive
+            # prefix, then the tiles after it combined in a tree fixed by their count
+            anchor = (tile - 1) // ANCHOR * ANCHOR
+            prefix = status.published(anchor)
+            between = [aggregates[t] for t in range(anchor + 1, tile)]
+            if between:
+                prefix = combine(prefix, _tree(combine, between))
         inclusive = combine(prefix, aggregate)
     status.publish(tile, inclusive)
     return prefix
