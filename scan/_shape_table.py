@@ -8,12 +8,21 @@ tile loop, one block per row, no ``algorithm=``), event-timed medians of one
 ``bench/matrix.py`` run (:data:`SOURCE`), by (item bytes, row length), then
 (threads, items per thread), then dtype. ``tools/launch_shape_table.py`` says
 which results count; ``tests/scan/test_launch_shape.py`` re-derives this table
-from the run.
+from the run. :data:`LOOKBACK_GBPS`: the cross-block look-back scan's, one
+``bench/lookback_bench.py`` run (:data:`LOOKBACK_SOURCE`), by item bytes, then
+(threads, items per thread), then dtype.
 """
 
 from __future__ import annotations
 
-__all__ = ["DEVICE", "GBPS", "SOURCE"]
+__all__ = [
+    "DEVICE",
+    "GBPS",
+    "LOOKBACK_DEVICE",
+    "LOOKBACK_GBPS",
+    "LOOKBACK_SOURCE",
+    "SOURCE",
+]
 
 #: The run the figures come from (relative to the repository root).
 SOURCE = "docs/results/h200_2026-12-03_v10b_matrix.csv"
@@ -48,5 +57,34 @@ GBPS: dict[tuple[int, int], dict[tuple[int, int], dict[str, float]]] = {
         (128, 16): {"float64": 3880.47, "int64": 3880.47},
         (256, 4): {"float64": 3829.38, "int64": 3866.83},
         (256, 8): {"float64": 3896.52, "int64": 3896.52},
+    },
+}
+
+#: The look-back run the cross-block figures come from.
+LOOKBACK_SOURCE = "docs/results/h100_2026-12-06b_lookback_sweep.csv"
+#: The device of that run.
+LOOKBACK_DEVICE = "NVIDIA H100 80GB HBM3"
+
+#: {item bytes: {(threads, items per thread): {dtype: GB/s}}}.
+LOOKBACK_GBPS: dict[int, dict[tuple[int, int], dict[str, float]]] = {
+    4: {
+        (128, 12): {"float32": 2249.2, "int32": 2255.4},
+        (128, 16): {"float32": 2233.8, "int32": 2229.9},
+        (128, 20): {"float32": 2302.8, "int32": 2299.6},
+        (128, 24): {"float32": 2423.3, "int32": 2420.8},
+        (128, 32): {"float32": 2521.9, "int32": 2522.1},
+        (256, 8): {"float32": 2017.4, "int32": 2026.7},
+        (256, 12): {"float32": 2271.2, "int32": 2055.5},
+        (256, 16): {"float32": 2245.9, "int32": 2254.4},
+    },
+    8: {
+        (128, 12): {"float32x2": 1540.8},
+        (128, 16): {"float32x2": 1744.9},
+        (128, 20): {"float32x2": 1871.8},
+        (128, 24): {"float32x2": 1890.0},
+        (128, 32): {"float32x2": 2177.0},
+        (256, 8): {"float32x2": 1528.6},
+        (256, 12): {"float32x2": 1797.8},
+        (256, 16): {"float32x2": 2068.9},
     },
 }

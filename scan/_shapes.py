@@ -15,6 +15,16 @@ into a proposal (:func:`propose`) is here, so that the table stays data:
    smaller tile, then fewer threads). If every candidate's tile is longer
    than the row, the smallest tile measured in any cell (then fewer threads).
 
+A cross-block scan (one block a tile, ``prefix_op=scan.lookback``) has its
+own figures, :data:`scan._shape_table.LOOKBACK_GBPS`, by item size only
+(they were measured on sequences of 2^27 and 2^28 items); its rule
+(:func:`propose_cross_block`): the measured item size nearest to the
+sequence's on a log scale, then the fastest shape there by GB/s averaged
+over its dtypes whose tile is no longer than the sequence and takes no more
+bytes than the largest tile measured (32 KiB: 128 x 32 pairs of float32)
+(ties: the smaller tile, then fewer threads), else the smallest tile
+measured.
+
 This module imports neither numba nor any CUDA package.
 """
 
@@ -31,7 +41,7 @@ from numpy.typing import DTypeLike
 import statefn
 
 from ._errors import PlanError, ScanTypeError
-from ._shape_table import GBPS
+from ._shape_table import GBPS, LOOKBACK_GBPS
 
 __all__ = [
     "LaunchShape",
@@ -39,6 +49,7 @@ __all__ = [
     "check_row_length",
     "item_size",
     "propose",
+    "propose_cross_block",
     "reference_cell",
 ]
 
@@ -112,4 +123,24 @@ def propose(row_length: int, itemsize: int) -> LaunchShape:
         best = max(fitting, key=lambda s: (fitting[s], -_tile(s), -s[0]))
     else:
         best = min((s for shapes in GBPS.values() for s in shapes), key=lambda s: (_tile(s), s[0]))
+    return LaunchShape(*best)
+
+
+def propose_cross_block(length: int, itemsize: int) -> LaunchShape:
+    """The proposal for a cross-block scan of `length` items of `itemsize` bytes."""
+    size = _nearest(LOOKBACK_GBPS, itemsize)
+    scores = {
+        shape: sum(figures.values()) / len(figures)
+        for shape, figures in LOOKBACK_GBPS[size].items()
+    }
+    # no more bytes a tile than the largest measured, so that larger items keep
+    # their tile I/O's shared memory within what was measured
+    most = max(b * _tile(shape) for b, shapes in LOOKBACK_GBPS.items() for shape in shapes)
+    sized = {shape: gbps for shape, gbps in scores.items() if _tile(shape) * itemsize <= most}
+    scores = sized or {min(scores, key=lambda s: (_tile(s), s[0])): 0.0}
+    fitting = {shape: gbps for shape, gbps in scores.items() if _tile(shape) <= length}
+    if fitting:
+        best = max(fitting, key=lambda s: (fitting[s], -_tile(s), -s[0]))
+    else:
+        best = min(scores, key=lambda s: (_tile(s), s[0]))
     return LaunchShape(*best)

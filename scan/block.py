@@ -34,9 +34,9 @@ from numpy.typing import DTypeLike
 
 from ._build import temp_storage_layout
 from ._calls import entry_point_function, host_backend, kernel_only
-from ._errors import PlanError
+from ._errors import PlanError, ScanTypeError
 from ._primitives import module_calls
-from ._shapes import LaunchShape, check_row_length, item_size, propose
+from ._shapes import LaunchShape, check_row_length, item_size, propose, propose_cross_block
 from ._target import check_cc
 from ._tiles import check_length, check_reverse
 from ._vocab import TempStorageLayout
@@ -186,7 +186,7 @@ def temp_storage(
     )
 
 
-def launch_shape(row_length: int, dtype: DTypeLike) -> LaunchShape:
+def launch_shape(row_length: int, dtype: DTypeLike, *, cross_block: bool = False) -> LaunchShape:
     """Threads x items per thread for a row scan, the fastest measured for rows like these.
 
     Host-side. For a kernel that scans each row with one block, tile by tile
@@ -238,13 +238,38 @@ def launch_shape(row_length: int, dtype: DTypeLike) -> LaunchShape:
     16-byte vector loads of 256 x 4: on rows of 65613 int32 or float32 items
     it was 0.987-0.990 of 256 x 8, the best of the three shapes measured there.
 
+    With ``cross_block=True`` it proposes the shape of a cross-block scan
+    instead: one block a tile, each taking its prefix from the tiles before it
+    with ``prefix_op=scan.lookback`` (:doc:`/lookback`), ``row_length`` the
+    sequence's length::
+
+        THREADS, ITEMS = block.launch_shape(n, np.int32, cross_block=True)  # 128, 32
+
+    Where those numbers come from: the event-timed GB/s of the look-back
+    benchmark's kernels (``bench/lookback_bench.py``, status reset and scan
+    timed) on an NVIDIA H100, in
+    ``docs/results/h100_2026-12-06b_lookback_sweep.csv``: int32 and float32
+    cumsums of 2^28 items and the pair recurrence over 2^27 pairs of float32
+    (8-byte items), at 128 x 12, 16, 20, 24, 32 and 256 x 8, 12, 16. The
+    fastest was 128 x 32 for both item sizes (4-byte items: 1.03 times
+    ``cub::DeviceScan::InclusiveSum``'s speed in that run; 256 x 8 reached
+    0.82). The same rule as above, by item size only: the nearest measured
+    item size, the fastest shape whose tile is no longer than the sequence and
+    holds no more bytes than 128 x 32 pairs of float32 (32 KiB), else the
+    smallest measured tile (128 x 12). 16-byte items get 128 x 16. Sequences
+    much shorter than those measured get the same proposal, unmeasured.
+
     Parameters
     ----------
     row_length : int
-        Items in one row (at least 1).
+        Items in one row (at least 1); with ``cross_block=True``, in the
+        sequence.
     dtype : numpy dtype-like
         The rows' dtype: a numeric dtype the scans accept, or a record of
         numeric fields.
+    cross_block : bool
+        Propose the shape of a cross-block (look-back) scan, one block a tile,
+        instead of a row scan by one block.
 
     Returns
     -------
@@ -259,4 +284,11 @@ def launch_shape(row_length: int, dtype: DTypeLike) -> LaunchShape:
         When `row_length` is less than 1.
     """
     length = check_row_length("launch_shape", row_length)
+    if not isinstance(cross_block, bool | np.bool_):
+        raise ScanTypeError(
+            f"launch_shape: cross_block= must be True or False (got {cross_block!r}); "
+            "True for a scan with prefix_op=scan.lookback, one block a tile"
+        )
+    if cross_block:
+        return propose_cross_block(length, item_size("launch_shape", dtype))
     return propose(length, item_size("launch_shape", dtype))

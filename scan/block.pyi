@@ -242,7 +242,9 @@ def tiles(
     reverse: bool = False,
     threads: _Threads | None = None,
 ) -> range: ...
-def launch_shape(row_length: int, dtype: DTypeLike) -> LaunchShape: ...
+def launch_shape(
+    row_length: int, dtype: DTypeLike, *, cross_block: bool = False
+) -> LaunchShape: ...
 @overload
 def load(
     src: NDArray[ValueT],

@@ -20,8 +20,17 @@ a sweep of shapes, at a row length within 0.2% of the 65536-item cells'; and
 ``mlir`` times the same numba-cuda kernels again as the yardstick of the
 numba-cuda-mlir kernels in its own rounds.
 
+The cross-block table (``block.launch_shape(n, dtype, cross_block=True)``)
+comes from one ``bench/lookback_bench.py`` run, :data:`LOOKBACK_RUN`: the
+median GB/s of the ``project`` contender (status reset and scan, one block a
+tile, ``prefix_op=scan.lookback``) in the single-sequence tasks, ``cumsum``
+(int32 and float32, 4-byte items) and ``recurrence`` (pairs of float32,
+8-byte items), keyed by item bytes and then by (threads, items per thread).
+The ``rows`` task (16 sequences) is left out: it repeats the int32 cumsum's
+shapes on shorter sequences.
+
 ``tests/scan/test_launch_shape.py`` fails when the committed module is not
-:func:`render`'s text of :func:`derive`'s table.
+:func:`render`'s text of :func:`derive`'s and :func:`derive_lookback`'s tables.
 """
 
 from __future__ import annotations
@@ -37,6 +46,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 #: The run the table comes from, relative to the repository root (without suffix).
 RUN = "docs/results/h200_2026-12-03_v10b_matrix"
+#: The look-back run the cross-block table comes from (without suffix).
+LOOKBACK_RUN = "docs/results/h100_2026-12-06b_lookback_sweep"
+#: The look-back tasks that count, and their items' dtypes' sizes in bytes.
+LOOKBACK_ITEM_BYTES = {"int32": 4, "float32": 4, "float32x2": 8}
 #: The generated module.
 MODULE = ROOT / "scan" / "_shape_table.py"
 #: The bench/matrix.py parts that are left out (see the module docstring).
@@ -81,7 +94,47 @@ def derive(run: str = RUN) -> tuple[Table, str]:
     return table, device[0]
 
 
-def render(table: Table, device: str, run: str = RUN) -> str:
+#: {item bytes: {(threads, items per thread): {dtype name: GB/s}}}
+LookbackTable = dict[int, dict[tuple[int, int], dict[str, float]]]
+
+
+def derive_lookback(run: str = LOOKBACK_RUN) -> tuple[LookbackTable, str]:
+    """The cross-block table and the device line of the look-back run `run`."""
+    table: LookbackTable = {}
+    with (ROOT / f"{run}.csv").open(newline="") as f:
+        for row in csv.DictReader(f):
+            if (
+                row["task"] not in ("cumsum", "recurrence")
+                or row["impl"] != "project"
+                or row["ok"] != "1"
+            ):
+                continue
+            size = LOOKBACK_ITEM_BYTES[row["dtype"]]
+            shape = (int(row["threads"]), int(row["items"]))
+            figures = table.setdefault(size, {}).setdefault(shape, {})
+            if row["dtype"] in figures:
+                raise ValueError(f"{run}.csv: two results for {row['dtype']} {shape}")
+            figures[row["dtype"]] = float(row["gbps"])
+    if not table:
+        raise ValueError(f"{run}.csv: no project look-back results")
+    device = [
+        line.removeprefix("Device: ").removesuffix(".")
+        for line in (ROOT / f"{run}.md").read_text().splitlines()
+        if line.startswith("Device: ")
+    ]
+    if len(device) != 1:
+        raise ValueError(f"{run}.md: expected one 'Device: ' line, found {len(device)}")
+    return table, device[0]
+
+
+def render(
+    table: Table,
+    device: str,
+    lookback: LookbackTable,
+    lookback_device: str,
+    run: str = RUN,
+    lookback_run: str = LOOKBACK_RUN,
+) -> str:
     """The text of ``scan/_shape_table.py`` (laid out as ``ruff format`` keeps it)."""
     lines = [
         "# SPDX-License-Identifier: Apache-2.0",
@@ -94,12 +147,21 @@ def render(table: Table, device: str, run: str = RUN) -> str:
         "``bench/matrix.py`` run (:data:`SOURCE`), by (item bytes, row length), then",
         "(threads, items per thread), then dtype. ``tools/launch_shape_table.py`` says",
         "which results count; ``tests/scan/test_launch_shape.py`` re-derives this table",
-        "from the run.",
+        "from the run. :data:`LOOKBACK_GBPS`: the cross-block look-back scan's, one",
+        "``bench/lookback_bench.py`` run (:data:`LOOKBACK_SOURCE`), by item bytes, then",
+        "(threads, items per thread), then dtype.",
         '"""',
         "",
         "from __future__ import annotations",
         "",
-        '__all__ = ["DEVICE", "GBPS", "SOURCE"]',
+        "__all__ = [",
+        '    "DEVICE",',
+        '    "GBPS",',
+        '    "LOOKBACK_DEVICE",',
+        '    "LOOKBACK_GBPS",',
+        '    "LOOKBACK_SOURCE",',
+        '    "SOURCE",',
+        "]",
         "",
         "#: The run the figures come from (relative to the repository root).",
         f'SOURCE = "{run}.csv"',
@@ -117,6 +179,24 @@ def render(table: Table, device: str, run: str = RUN) -> str:
             lines.append(f"        {shape!r}: {{{inner}}},")
         lines.append("    },")
     lines.append("}")
+    lines += [
+        "",
+        "#: The look-back run the cross-block figures come from.",
+        f'LOOKBACK_SOURCE = "{lookback_run}.csv"',
+        "#: The device of that run.",
+        f'LOOKBACK_DEVICE = "{lookback_device}"',
+        "",
+        "#: {item bytes: {(threads, items per thread): {dtype: GB/s}}}.",
+        "LOOKBACK_GBPS: dict[int, dict[tuple[int, int], dict[str, float]]] = {",
+    ]
+    for size in sorted(lookback):
+        lines.append(f"    {size!r}: {{")
+        for shape in sorted(lookback[size]):
+            figures = lookback[size][shape]
+            inner = ", ".join(f'"{d}": {figures[d]!r}' for d in sorted(figures))
+            lines.append(f"        {shape!r}: {{{inner}}},")
+        lines.append("    },")
+    lines.append("}")
     return "\n".join(lines) + "\n"
 
 
@@ -126,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     action.add_argument("--check", action="store_true", help="exit 1 when the module is stale")
     action.add_argument("--write", action="store_true", help="rewrite the module")
     args = parser.parse_args(argv)
-    text = render(*derive())
+    text = render(*derive(), *derive_lookback())
     current = MODULE.read_text() if MODULE.exists() else ""
     label = str(MODULE.relative_to(ROOT))
     if args.write:

@@ -363,7 +363,12 @@ HELPERS: tuple[StubFunction, ...] = (
     ),
     StubFunction(
         "launch_shape",
-        (Overload((req("row_length", "int"), req("dtype", "DTypeLike")), "LaunchShape"),),
+        (
+            Overload(
+                (req("row_length", "int"), req("dtype", "DTypeLike"), opt("cross_block", "bool")),
+                "LaunchShape",
+            ),
+        ),
     ),
 )
 

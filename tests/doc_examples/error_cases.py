@@ -364,6 +364,7 @@ CASES: dict[str, Callable[[], object]] = {
     "tile_status_tiles": lambda: scan.tile_status(2.5, np.int32),  # type: ignore[arg-type]
     "tile_status_dtype": lambda: scan.tile_status(4, np.complex64),
     "tile_status_deterministic": lambda: scan.tile_status(4, np.int32, deterministic="yes"),  # type: ignore[arg-type]
+    "launch_shape_cross_block": lambda: block.launch_shape(2**20, np.int32, cross_block="yes"),  # type: ignore[arg-type]
     "lookback_half_values": lambda: _lookback(values=ArrayFact(np.float16, 1, 4)),
     # ---- warp scans
     "warp_lanes": lambda: _warp(lanes=12),

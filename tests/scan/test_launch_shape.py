@@ -51,12 +51,17 @@ def _tile(shape: tuple[int, int]) -> int:
 def test_the_committed_table_is_the_runs() -> None:
     tool = _tool()
     table, device = tool.derive()
+    lookback, lookback_device = tool.derive_lookback()
     assert table == _shape_table.GBPS
     assert device == _shape_table.DEVICE
+    assert lookback == _shape_table.LOOKBACK_GBPS
+    assert lookback_device == _shape_table.LOOKBACK_DEVICE
     assert f"{tool.RUN}.csv" == _shape_table.SOURCE
+    assert f"{tool.LOOKBACK_RUN}.csv" == _shape_table.LOOKBACK_SOURCE
     assert (ROOT / _shape_table.SOURCE).is_file()
+    assert (ROOT / _shape_table.LOOKBACK_SOURCE).is_file()
     text = (ROOT / "scan" / "_shape_table.py").read_text()
-    assert text == tool.render(table, device), (
+    assert text == tool.render(table, device, lookback, lookback_device), (
         "scan/_shape_table.py is stale: run python tools/launch_shape_table.py --write"
     )
 
@@ -274,3 +279,49 @@ def test_refuses_dtypes_the_scans_do_not_take(dtype: object, words: str) -> None
         block.launch_shape(2048, dtype)  # type: ignore[arg-type]
     assert words in str(info.value)
     assert isinstance(info.value, TypeError)
+
+
+# ------------------------------------------------------------------ cross-block scans
+
+
+def test_the_cross_block_table_covers_what_the_docstring_says() -> None:
+    gbps = _shape_table.LOOKBACK_GBPS
+    grid = {(128, i) for i in (12, 16, 20, 24, 32)} | {(256, i) for i in (8, 12, 16)}
+    assert set(gbps) == {4, 8}
+    assert set(gbps[4]) == set(gbps[8]) == grid
+    assert all(set(f) == {"int32", "float32"} for f in gbps[4].values())
+    assert all(set(f) == {"float32x2"} for f in gbps[8].values())
+    assert "H100" in _shape_table.LOOKBACK_DEVICE
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.int64, np.float64, np.complex64])
+def test_a_long_cross_block_scan_gets_the_measured_best(dtype: type) -> None:
+    size = np.dtype(dtype).itemsize
+    shapes = _shape_table.LOOKBACK_GBPS[size]
+    best = max(shapes, key=lambda s: sum(shapes[s].values()))
+    assert best == (128, 32)
+    assert block.launch_shape(2**28, dtype, cross_block=True) == best
+    # the row scan's proposal differs: cross_block= is not ignored
+    assert block.launch_shape(2**28, dtype) != best
+
+
+def test_a_cross_block_scan_of_larger_items_keeps_its_tile_within_the_measured_bytes() -> None:
+    shape = block.launch_shape(2**28, np.complex128, cross_block=True)
+    assert shape == (128, 16)
+    assert shape.threads * shape.items_per_thread * 16 <= 128 * 32 * 8
+    pair = np.dtype([("a", np.float64), ("b", np.float64)])
+    assert block.launch_shape(2**20, pair, cross_block=True) == (128, 16)
+    assert block.launch_shape(2**20, np.float16, cross_block=True) == (128, 32)
+
+
+def test_a_short_sequence_gets_a_tile_no_longer_than_it() -> None:
+    assert block.launch_shape(5000, np.int32, cross_block=True) == (128, 32)
+    shape = block.launch_shape(3000, np.int32, cross_block=True)
+    assert shape.threads * shape.items_per_thread <= 3000
+    assert block.launch_shape(100, np.int32, cross_block=True) == (128, 12)
+
+
+@pytest.mark.parametrize("bad", [1, "yes", None])
+def test_cross_block_must_be_a_bool(bad: object) -> None:
+    with pytest.raises(ScanTypeError, match="cross_block= must be True or False"):
+        block.launch_shape(2**20, np.int32, cross_block=bad)  # type: ignore[arg-type]

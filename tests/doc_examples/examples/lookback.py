@@ -13,7 +13,9 @@ import scan
 from scan import block
 
 # magictoken.lookback_cumsum.begin
-THREADS, ITEMS = 256, 8  # a tile is 2048 items: one block scans one tile
+# the measured fastest threads x items for long look-back scans of 4-byte items:
+# 128 x 32, a tile of 4096 items; one block scans one tile
+THREADS, ITEMS = block.launch_shape(1 << 28, np.int32, cross_block=True)
 
 
 @cuda.jit
@@ -47,7 +49,7 @@ def run_cumsum(n: int = 50_000, threads_items: tuple[int, int] | None = None) ->
 # magictoken.lookback_rows.begin
 # h[t] = a[t] * h[t-1] + b[t] for each of 16 rows: each item is the map h -> a * h + b
 pair = np.dtype([("a", np.float32), ("b", np.float32)], align=True)
-ROW_THREADS, ROW_ITEMS = 128, 4
+ROW_THREADS, ROW_ITEMS = block.launch_shape(1 << 24, pair, cross_block=True)  # 128 x 32
 
 
 @cuda.jit(device=True)
@@ -106,7 +108,7 @@ def run_selective_scan(rows: int = 16, cols: int = 3000) -> Any:
 
 
 # magictoken.lookback_compaction.begin
-KEEP_THREADS, KEEP_ITEMS = 128, 8
+KEEP_THREADS, KEEP_ITEMS = block.launch_shape(1 << 28, np.float32, cross_block=True)
 
 
 @cuda.jit

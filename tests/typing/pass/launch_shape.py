@@ -14,6 +14,8 @@ from scan import block
 SHAPE: block.LaunchShape = block.launch_shape(2048, np.float32)
 THREADS, ITEMS = SHAPE
 TILE: int = SHAPE.threads * SHAPE.items_per_thread
+# a cross-block (look-back) scan's shape: keyword-only
+LOOKBACK_THREADS, LOOKBACK_ITEMS = block.launch_shape(1 << 28, np.int32, cross_block=True)
 
 
 @statefn.stateful(np.float32)
