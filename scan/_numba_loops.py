@@ -41,10 +41,12 @@ from ._errors import PlanError, ScanError
 from ._lookback import Lookback
 from ._numba_facts import IRFacts
 from ._plan import Block
+from ._primitives import PRIMITIVES
 
 __all__ = ["TileLoops"]
 
-_TILE_IO = ("load", "store", "warp.load", "warp.store")
+#: The calls that move one tile at an ``offset`` (:attr:`scan._spec.Primitive.moves_tiles`).
+_TILE_IO = frozenset(entry.key for spec in PRIMITIVES if spec.moves_tiles for entry in spec.calls)
 _ARITHMETIC = (operator.add, operator.sub, operator.mul, operator.iadd, operator.isub)
 _NOT_LITERAL = object()
 

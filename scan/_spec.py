@@ -89,8 +89,9 @@ class EntryPoint:
     name : str
         The function's name in its module.
     kind : str
-        What the call does within its family (``"scan"``, ``"load"``,
-        ``"store"``, ``"reduce"``).
+        What the call does within its family, in the family's own word (a
+        scan, a tile load or store, a reduction: ``scan``, ``load``,
+        ``store``, ``reduce``).
     params : tuple of Param
         In signature order.
     mode : {"inclusive", "exclusive"} or None
@@ -487,6 +488,18 @@ class Primitive:
         the calling simulated thread (``bound``: the arguments by parameter
         name), through the engine's services (:class:`SimEngine`); for the
         families whose semantics :attr:`simulate` does not give.
+    moves_tiles : bool
+        Whether each call moves one tile between an array and an items
+        array, from the index parameter ``offset`` into (or out of) the
+        parameter ``items``: the tile-loop checks (:mod:`scan._numba_loops`)
+        follow such a call's offset to its loop and its items to the scans.
+    storage_floor : callable or None
+        ``storage_floor(plan) -> (bytes, what) or None``: the least static
+        shared memory the call's library-owned temp storage takes in a
+        compiled kernel, and what it is, for the simulator's refusal of a
+        kernel over the limit; None where the generic bound (a raking
+        layout, a reverse scan's exchange buffers:
+        ``scan._numba_cuda._tile_order.library_storage_floor``) holds.
     """
 
     family: str
@@ -508,6 +521,8 @@ class Primitive:
     simulate: Callable[[BlockInputs], list[Any]] | None = None
     keyword_hint: Callable[[str, str], str] | None = None
     simulator: Callable[[SimEngine, str, Mapping[str, Any]], Any] | None = None
+    moves_tiles: bool = False
+    storage_floor: Callable[[Any], tuple[int, str] | None] | None = None
 
     @operands.validator
     def _check_operands(self, _: Any, operands: tuple[AbiOperand, ...]) -> None:

@@ -45,27 +45,12 @@ from ._calls import entry_point_function, host_backend, kernel_only
 from ._primitives import module_calls
 from ._tiles import check_length, check_reverse
 
-# one function per call of the warp families (scan._primitives); warp.pyi types them
+# scan, inclusive_sum, ..., load, store: one function per call of every family
+# (scan._primitives) in this module; warp.pyi types them
 _CALLS = module_calls("warp")
-scan = entry_point_function(_CALLS["scan"])
-inclusive_sum = entry_point_function(_CALLS["inclusive_sum"])
-exclusive_sum = entry_point_function(_CALLS["exclusive_sum"])
-inclusive_scan = entry_point_function(_CALLS["inclusive_scan"])
-exclusive_scan = entry_point_function(_CALLS["exclusive_scan"])
-load = entry_point_function(_CALLS["load"])
-store = entry_point_function(_CALLS["store"])
+globals().update({name: entry_point_function(entry) for name, entry in _CALLS.items()})
 
-__all__ = [
-    "exclusive_scan",
-    "exclusive_sum",
-    "inclusive_scan",
-    "inclusive_sum",
-    "load",
-    "scan",
-    "store",
-    "tile_size",
-    "tiles",
-]
+__all__ = sorted([*_CALLS, "tile_size", "tiles"])
 
 
 def tile_size(items: Any, *, lanes: int = 32) -> int:

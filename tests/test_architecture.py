@@ -304,25 +304,29 @@ if __name__ == "__main__":
     sys.exit(0)
 
 
-#: The layers that handle every primitive family alike, through its spec
-#: (scan._primitives): none of them names a family's plan class or entry points.
-#: The shared planner (scan._plan) holds what several families use; each
-#: family's plan class and planner live in its own folder.
-FAMILY_NEUTRAL = (
-    "scan._plan",
-    "scan._codegen",
-    "scan._calls",
-    "scan._build",
-    "scan.block",
-    "scan._numba_facts",
-    "scan._frontend",
-    "scan._operands",
-    "scan._numba_cuda._typing",
-    "scan._numba_cuda._lowering",
-    "scan._numba_cuda._sim",
-    "scan._numba_cuda_mlir._typing",
-    "scan._numba_cuda_mlir._lowering",
+#: The primitive families' folders (``scan/_primitives/<family>/``): each
+#: family's plan class, planner, calls and simulation live in its own.
+FAMILY_PACKAGES = (
+    "scan._primitives.block_scan",
+    "scan._primitives.tile_io",
+    "scan._primitives.block_reduce",
+    "scan._primitives.warp_scan",
+    "scan._primitives.warp_io",
+    "scan._primitives.adjacent_difference",
+    "scan._primitives.flag_heads",
 )
+
+
+def _in_family(module: str) -> bool:
+    return any(module == f or module.startswith(f + ".") for f in FAMILY_PACKAGES)
+
+
+#: Every module of scan outside the family folders handles every primitive
+#: family alike, through its spec (scan._primitives): none of them names a
+#: family's plan class or entry points. The shared planner (scan._plan) holds
+#: what several families use; each family's plan class and planner live in its
+#: own folder.
+FAMILY_NEUTRAL = tuple(m for m in MODULES if m.split(".")[0] == "scan" and not _in_family(m))
 PLAN_CLASSES = (
     "ScanPlan",
     "TileIOPlan",
@@ -332,6 +336,17 @@ PLAN_CLASSES = (
     "WarpScanPlan",
     "WarpIOPlan",
 )
+
+
+def test_every_family_folder_is_listed():
+    folders = {
+        f"scan._primitives.{path.name}"
+        for path in (ROOT / "scan" / "_primitives").iterdir()
+        if (path / "__init__.py").is_file()
+    }
+    assert folders == set(FAMILY_PACKAGES)
+    # the shared layers, the registry and both kernel-side modules are covered
+    assert {"scan._primitives", "scan._spec", "scan.block", "scan.warp"} <= set(FAMILY_NEUTRAL)
 
 
 def test_family_neutral_layers_look_plans_up_in_the_registry():

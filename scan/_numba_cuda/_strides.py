@@ -19,11 +19,9 @@ included.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
-
-from .._primitives.tile_io._plan import TileIOPlan
 
 __all__ = ["note_carried_scan", "tile_step_error"]
 
@@ -32,13 +30,29 @@ _TILES = "_scan_tiles"
 _CARRIED = "_scan_carried"
 
 
+class _TileMove(Protocol):
+    """What the check reads of a block load's or store's plan."""
+
+    @property
+    def direction(self) -> str: ...
+
+    @property
+    def threads(self) -> int: ...
+
+    @property
+    def items_per_thread(self) -> int: ...
+
+    @property
+    def tile_items(self) -> int: ...
+
+
 def note_carried_scan(thread: Any) -> None:
     """Count a scan that carries a prefix from tile to tile in this thread."""
     setattr(thread, _CARRIED, getattr(thread, _CARRIED, 0) + 1)
 
 
 def tile_step_error(
-    thread: Any, plan: TileIOPlan, array: np.ndarray[Any, Any], start: int, valid: int
+    thread: Any, plan: _TileMove, array: np.ndarray[Any, Any], start: int, valid: int
 ) -> str | None:
     """Why this tile's offset cannot follow the thread's last tile on *array*, if it cannot.
 

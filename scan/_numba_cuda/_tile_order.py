@@ -38,6 +38,8 @@ from typing import Any
 import attrs
 import numpy as np
 
+from .._primitives import for_plan
+
 __all__ = [
     "Tile",
     "array_key",
@@ -245,35 +247,19 @@ def library_storage_floor(plan: Any) -> tuple[int, str] | None:
     """The least static shared memory a call's library-owned storage takes, and what it is.
 
     Lower bounds that hold for every CUB release the library supports (the
-    compiled path reads the exact sizes from the compiled code): a
-    transposing tile load or store exchanges its whole tile (``threads x
-    items x itemsize``); a raking scan or reduce lays out one item per thread
-    at least; a reverse scan's two exchange buffers are ``2 x threads x
-    itemsize``. None when the call has none.
+    compiled path reads the exact sizes from the compiled code): the family's
+    own (:attr:`scan._spec.Primitive.storage_floor`, e.g. a transposing tile
+    load or store exchanges its whole tile) where it gives one; else a raking
+    scan or reduce lays out one item per thread at least, and a reverse scan's
+    two exchange buffers are ``2 x threads x itemsize``. None when the call
+    has none.
     """
+    family_floor = for_plan(plan).storage_floor
+    if family_floor is not None:
+        return family_floor(plan)
     implicit = getattr(plan, "temp_storage", None) == "implicit"
     dtype = plan.value_dtype
     threads = plan.threads
-    kind = type(plan).__name__
-    if kind == "TileIOPlan":
-        if not (implicit and plan.uses_shared_memory):
-            return None
-        itemsize = max(
-            (p.value_dtype.itemsize for p in plan.field_plans())
-            if plan.zipped
-            else [dtype.itemsize]
-        )
-        size = plan.tile_items * itemsize
-        algorithm = (
-            plan.algorithm
-            if plan.unaligned is None
-            else "the default (vectorize, else warp_transpose)"
-        )
-        return size, (
-            f"{plan.direction} ({algorithm}, {threads} threads x {plan.items_per_thread} items "
-            f"of {itemsize} bytes) exchanges its whole tile through {size} bytes of "
-            "library-owned temp storage"
-        )
     size = 0
     parts = []
     raking = str(getattr(plan, "algorithm", "")).startswith("raking")

@@ -316,12 +316,12 @@ def refused_results(*, reset: bool = False) -> list[str]:
     return found if found is not None else _refused.results
 
 
-def _cached(kind: str, dtype: np.dtype[Any], make: Any) -> Any:
-    # one intrinsic per value dtype: each is registered with the typing for good,
-    # and the typing context learns of it before the callback compiles
+def _cached(dtype: np.dtype[Any], make: Any) -> Any:
+    # one intrinsic per maker and value dtype: each is registered with the typing for
+    # good, and the typing context learns of it before the callback compiles
     from numba_cuda_mlir import extending
 
-    key = (kind, statefn.dtype_key(dtype))
+    key = (make.__name__, statefn.dtype_key(dtype))
     with _intrinsics_lock:
         found = _intrinsics.get(key)
         if found is None:
@@ -334,7 +334,7 @@ def _cached(kind: str, dtype: np.dtype[Any], make: Any) -> Any:
 
 def load_value(dtype: np.dtype[Any]) -> Any:
     """An intrinsic ``load(ptr)``: the value of `dtype` at a ``void*`` (records as named tuples)."""
-    return _cached("load", dtype, _make_load)
+    return _cached(dtype, _make_load)
 
 
 def real_result(dtype: np.dtype[Any]) -> Any:
@@ -345,7 +345,7 @@ def real_result(dtype: np.dtype[Any]) -> Any:
     compile, as :func:`store_value` does for results that cannot be values.
     """
     kind = np.dtype(np.complex128 if dtype.kind == "c" else np.float64)
-    return _cached("real", kind, _make_real)
+    return _cached(kind, _make_real)
 
 
 def _make_real(dtype: np.dtype[Any]) -> Any:
@@ -374,7 +374,7 @@ def store_value(dtype: np.dtype[Any]) -> Any:
     or a tuple of another length than the record's fields) is not typed, so the
     compile fails; :func:`refused_results` names it.
     """
-    return _cached("store", dtype, _make_store)
+    return _cached(dtype, _make_store)
 
 
 def _make_load(dtype: np.dtype[Any]) -> Any:

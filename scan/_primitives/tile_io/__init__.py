@@ -20,7 +20,7 @@ from ..._plan import ArrayFact, Block, ZipFact, as_array, as_scalar, check_index
 from ..._spec import AbiOperand, EntryPoint, Param, Primitive, c_parameters
 from ..block_scan import COMMON
 from ._plan import TileIOPlan, plan_tile_io
-from ._sim import tile_io_call
+from ._sim import storage_floor, tile_io_call
 from ._stubs import FUNCTIONS as STUBS
 from ._unit import tile_io_unit
 
@@ -214,4 +214,6 @@ SPEC = Primitive(
     layout_names=("load", "store"),
     keyword_hint=_keyword_hint,
     simulator=tile_io_call,
+    moves_tiles=True,
+    storage_floor=storage_floor,
 )

@@ -20,8 +20,9 @@ import numpy as np
 from ..._spec import SimEngine
 from ..._vocab import is_bfloat16, round_to_bfloat16
 from .._sim_common import LEFTOVER, LOADED, integer, scalar_operand
+from ._plan import TileIOPlan
 
-__all__ = ["move_items", "same_tile", "tile_io_call", "tile_start"]
+__all__ = ["move_items", "same_tile", "storage_floor", "tile_io_call", "tile_start"]
 
 
 def tile_io_call(sim: SimEngine, function: str, bound: Mapping[str, Any]) -> None:
@@ -207,3 +208,30 @@ def _moved_through_shared_memory(
     arrays = array if isinstance(array, tuple) else (array,)
     addresses = [int(a.__array_interface__["data"][0]) + start * a.itemsize for a in arrays]
     return valid >= plan.tile_items and any(address % 16 != 0 for address in addresses)
+
+
+def storage_floor(plan: TileIOPlan) -> tuple[int, str] | None:
+    """The least static shared memory a load's or store's library-owned storage takes.
+
+    A transposing tile load or store exchanges its whole tile (``threads x
+    items x itemsize``, the widest field's for zipped I/O) in every CUB
+    release the library supports; None when the call has no library-owned
+    storage or moves its items without shared memory
+    (:attr:`scan._spec.Primitive.storage_floor`).
+    """
+    if not (plan.temp_storage == "implicit" and plan.uses_shared_memory):
+        return None
+    itemsize = max(
+        (p.value_dtype.itemsize for p in plan.field_plans())
+        if plan.zipped
+        else [plan.value_dtype.itemsize]
+    )
+    size = plan.tile_items * itemsize
+    algorithm = (
+        plan.algorithm if plan.unaligned is None else "the default (vectorize, else warp_transpose)"
+    )
+    return size, (
+        f"{plan.direction} ({algorithm}, {plan.threads} threads x {plan.items_per_thread} items "
+        f"of {itemsize} bytes) exchanges its whole tile through {size} bytes of "
+        "library-owned temp storage"
+    )

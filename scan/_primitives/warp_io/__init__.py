@@ -386,4 +386,5 @@ SPEC = Primitive(
     stubs=WARP_FUNCTIONS,
     keyword_hint=warp_keyword_hint,
     simulator=warp_io_call,
+    moves_tiles=True,
 )
