@@ -9,12 +9,17 @@
 // line per variant:
 //
 //   cumsum      inclusive sum of N int32 or float32 values
-//               (variant inclusive_sum: cub::DeviceScan::InclusiveSum)
+//               (variant inclusive_sum: cub::DeviceScan::InclusiveSum;
+//               inclusive_sum_tuned_t<T>_i<I>: the same scan with a tuned
+//               policy of T threads x I items, see "tuned DeviceScan" below:
+//               128 x 16, 24, 32 and 256 x 16)
 //   recurrence  h[t] = a[t] * h[t-1] + b[t] over N (a, b) float2 pairs: an
 //               inclusive scan with the composition of affine maps
 //               (x, y) -> (x.a * y.a, y.a * x.b + y.b); h[t] is the b field
 //               of the scanned pair (variant inclusive_scan:
-//               cub::DeviceScan::InclusiveScan, pairs in, pairs out)
+//               cub::DeviceScan::InclusiveScan, pairs in, pairs out;
+//               inclusive_scan_tuned_t<T>_i<I>: the same with a tuned policy,
+//               128 x 8, 12, 16, 24, 32 and 256 x 8, 12, 16)
 //   rows        inclusive sums of each row of a ROWS x COLS int32 array
 //               (variants per_row: one DeviceScan::InclusiveSum per row, ROWS
 //               calls on one stream; by_key: DeviceScan::InclusiveSumByKey
@@ -37,16 +42,17 @@
 // stream while --reps calls are enqueued back to back, with a CUDA event
 // before each call and one after the last, all on the legacy default stream:
 // each interval is one call's device time (init kernel and scan kernel) with
-// no host overhead in it. The output is filled with 0xFF bytes (NaN, -1)
-// first and checked after the last call on the device: every element against
+// no host overhead in it. Each variant's output is filled with 0xFF bytes (NaN,
+// -1) first and checked after its last call on the device: every element against
 // its left neighbour and its input (exact for the sums; within 1e-4 * max|h|
 // for the recurrence, whose float32 results depend on the association).
 //
 // Usage:
 //   cub_lookback inputs     --n N    (no GPU needed: the input_sum of each input of N
 //                                     elements, computed on the host, for tests)
-//   cub_lookback cumsum     --dtype int32|float32 --n N      [--reps R] [--warmup W]
-//   cub_lookback recurrence --n N                            [--reps R] [--warmup W]
+//   cub_lookback cumsum     --dtype int32|float32 --n N      [--variants a,b] [--reps R] [--warmup W]
+//   cub_lookback recurrence --n N                            [--variants a,b] [--reps R] [--warmup W]
+//   (without --variants, every variant of the task runs, DeviceScan's own first)
 //   cub_lookback rows       --rows R --cols C [--variants per_row,by_key,by_key_iter]
 //                                                            [--reps R] [--warmup W]
 // Output, one line per variant:
@@ -59,7 +65,16 @@
 // toolkit's, and the one the project compiles with when that differs):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I$CUDA_HOME/include/cccl -o cub_lookback cub_lookback.cu
 
+// CCCL 3.5 deprecates cub::DispatchScan, cub::AgentScanPolicy and
+// cub::ChainedPolicy (the tuned variants' policy hub) in favour of a tuning API
+// that CCCL 3.0 lacks; this program builds against both, so their deprecation
+// warnings are silenced.
+#ifndef CCCL_IGNORE_DEPRECATED_API
+#  define CCCL_IGNORE_DEPRECATED_API
+#endif
+
 #include <cub/device/device_scan.cuh>
+#include <cub/device/dispatch/dispatch_scan.cuh>
 #include <cub/version.cuh>
 
 #include <thrust/iterator/counting_iterator.h>
@@ -374,26 +389,141 @@ int num_items_of(std::size_t n) {
   return static_cast<int>(n);
 }
 
+// ------------------------------------------------------------------ tuned DeviceScan
+//
+// The tuned variants run the kernels DeviceScan runs (cub::DispatchScan with
+// the template arguments DeviceScan::InclusiveSum / InclusiveScan pass) with
+// a policy hub of one agent policy, as CUB's own tunings are written: a
+// threads x items tile, warp-transposed loads and stores, LOAD_DEFAULT, the
+// warp-scans block scan and the look-back delay constructor CUB picks by
+// default for the accumulator type. The shape is the one named, not rescaled
+// by the item size (CUB's nominal-4-byte-items scaling is bypassed).
+
+// the threads x items of a tile, as given
+template <int Threads, int Items>
+struct FixedShape {
+  static constexpr int BLOCK_THREADS = Threads;
+  static constexpr int ITEMS_PER_THREAD = Items;
+};
+
+template <typename AccumT, int Threads, int Items>
+using TunedAgentPolicy =
+    cub::AgentScanPolicy<Threads, Items, AccumT, cub::BLOCK_LOAD_WARP_TRANSPOSE, cub::LOAD_DEFAULT,
+                         cub::BLOCK_STORE_WARP_TRANSPOSE, cub::BLOCK_SCAN_WARP_SCANS,
+                         FixedShape<Threads, Items>>;
+
+// a policy hub with the same policy for every architecture (sm_50 and up)
+template <typename AccumT, int Threads, int Items>
+struct TunedScanHub {
+  struct Policy : cub::ChainedPolicy<500, Policy, Policy> {
+    using ScanPolicyT = TunedAgentPolicy<AccumT, Threads, Items>;
+  };
+  using MaxPolicy = Policy;
+};
+
+// DeviceScan's offsets for an int num_items (cub::detail::choose_offset_t<int>)
+using ScanOffset = std::uint32_t;
+
+// DispatchScan as DeviceScan::InclusiveScan(d_in, d_out, scan_op, num_items)
+// instantiates it, with the tuned hub
+template <typename T, typename ScanOp, int Threads, int Items>
+using TunedDispatch = cub::DispatchScan<T*, T*, ScanOp, cub::NullType, ScanOffset, T,
+                                        cub::ForceInclusive::No,
+                                        TunedScanHub<T, Threads, Items>>;
+
+// One variant of a task: its name and the call (temp == nullptr: size only).
+template <typename T>
+struct ScanVariant {
+  const char* name;
+  cudaError_t (*call)(void* temp, std::size_t& temp_bytes, T* in, T* out, int num_items);
+};
+
+template <typename T, int Threads, int Items>
+cudaError_t tuned_inclusive_sum(void* temp, std::size_t& temp_bytes, T* in, T* out,
+                                int num_items) {
+  return TunedDispatch<T, ::cuda::std::plus<>, Threads, Items>::Dispatch(
+      temp, temp_bytes, in, out, ::cuda::std::plus<>{}, cub::NullType{},
+      static_cast<ScanOffset>(num_items), 0);
+}
+
+template <typename T>
+cudaError_t default_inclusive_sum(void* temp, std::size_t& temp_bytes, T* in, T* out,
+                                  int num_items) {
+  return cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, num_items);
+}
+
+// the cumsum variants: DeviceScan::InclusiveSum, then tuned shapes around
+// CUB's sm_90 tuning for 4-byte sums (128 x 24) and the project's 128 x 32
+template <typename T>
+const std::vector<ScanVariant<T>>& cumsum_variants() {
+  static const std::vector<ScanVariant<T>> variants = {
+      {"inclusive_sum", &default_inclusive_sum<T>},
+      {"inclusive_sum_tuned_t128_i16", &tuned_inclusive_sum<T, 128, 16>},
+      {"inclusive_sum_tuned_t128_i24", &tuned_inclusive_sum<T, 128, 24>},
+      {"inclusive_sum_tuned_t128_i32", &tuned_inclusive_sum<T, 128, 32>},
+      {"inclusive_sum_tuned_t256_i16", &tuned_inclusive_sum<T, 256, 16>},
+  };
+  return variants;
+}
+
+// the variants named by --variants (all when none is named), in the table's order
+template <typename T>
+std::vector<ScanVariant<T>> chosen_variants(const std::vector<ScanVariant<T>>& all,
+                                            const Options& opt) {
+  std::string names;
+  for (const auto& v : all) {
+    names += names.empty() ? v.name : std::string(", ") + v.name;
+  }
+  for (const std::string& wanted : opt.variants) {
+    if (std::none_of(all.begin(), all.end(), [&](const auto& v) { return wanted == v.name; })) {
+      fail(opt.task + ": unknown variant " + wanted + " (" + names + ")");
+    }
+  }
+  std::vector<ScanVariant<T>> chosen;
+  for (const auto& v : all) {
+    if (opt.variants.empty() ||
+        std::find(opt.variants.begin(), opt.variants.end(), v.name) != opt.variants.end()) {
+      chosen.push_back(v);
+    }
+  }
+  return chosen;
+}
+
+// Size, allocate and time one variant over in -> out (out poisoned first);
+// its temp_bytes are returned through temp_bytes.
+template <typename T>
+std::vector<float> time_variant(const ScanVariant<T>& variant, const Options& opt, T* in, T* out,
+                                std::size_t n, std::size_t& temp_bytes) {
+  const int num_items = num_items_of(n);
+  LB_CHECK(cudaMemset(out, 0xFF, n * sizeof(T)));
+  temp_bytes = 0;
+  check(variant.call(nullptr, temp_bytes, in, out, num_items),
+        (std::string(variant.name) + ": temp_bytes").c_str());
+  void* temp = nullptr;
+  LB_CHECK(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
+  const auto times = time_calls(
+      [&] { check(variant.call(temp, temp_bytes, in, out, num_items), variant.name); }, opt.reps,
+      opt.warmup);
+  LB_CHECK(cudaFree(temp));
+  return times;
+}
+
 template <typename T>
 void run_cumsum(Context& ctx, const Options& opt, const char* dtype) {
   const std::size_t n = static_cast<std::size_t>(opt.cols);
-  const int num_items = num_items_of(n);
+  num_items_of(n);
+  const auto variants = chosen_variants(cumsum_variants<T>(), opt);
   T* in = device_alloc<T>(n);
   T* out = device_alloc<T>(n);
   fill_values<T><<<kFillBlocks, kFillThreads>>>(in, n);
   LB_CHECK(cudaGetLastError());
   ctx.input_sum = sum_words(in, n * sizeof(T));
-  LB_CHECK(cudaMemset(out, 0xFF, n * sizeof(T)));
-  std::size_t temp_bytes = 0;
-  LB_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, in, out, num_items));
-  void* temp = nullptr;
-  LB_CHECK(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
-  const auto times = time_calls(
-      [&] { LB_CHECK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, num_items)); },
-      opt.reps, opt.warmup);
-  const unsigned long long bad = bad_sums(in, out, n, n);
-  print_result(ctx, opt, "inclusive_sum", dtype, temp_bytes, times, bad);
-  LB_CHECK(cudaFree(temp));
+  for (const auto& variant : variants) {
+    std::size_t temp_bytes = 0;
+    const auto times = time_variant(variant, opt, in, out, n, temp_bytes);
+    const unsigned long long bad = bad_sums(in, out, n, n);
+    print_result(ctx, opt, variant.name, dtype, temp_bytes, times, bad);
+  }
   LB_CHECK(cudaFree(in));
   LB_CHECK(cudaFree(out));
 }
@@ -407,38 +537,63 @@ struct ComposeAffine {
 
 constexpr double kRecurrenceTolerance = 1e-4;
 
+cudaError_t default_pair_scan(void* temp, std::size_t& temp_bytes, float2* in, float2* out,
+                              int num_items) {
+  return cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out, ComposeAffine{}, num_items);
+}
+
+template <int Threads, int Items>
+cudaError_t tuned_pair_scan(void* temp, std::size_t& temp_bytes, float2* in, float2* out,
+                            int num_items) {
+  return TunedDispatch<float2, ComposeAffine, Threads, Items>::Dispatch(
+      temp, temp_bytes, in, out, ComposeAffine{}, cub::NullType{},
+      static_cast<ScanOffset>(num_items), 0);
+}
+
+// the recurrence variants: DeviceScan::InclusiveScan (CUB's default policy:
+// CCCL has no tuning for a pair of floats with a user operator), then a sweep
+// of tuned shapes for the 8-byte pair; every tile's exchange storage (threads
+// x items x 8 bytes, at most 32 KiB here) fits the 48 KiB of static shared
+// memory
+const std::vector<ScanVariant<float2>>& recurrence_variants() {
+  static const std::vector<ScanVariant<float2>> variants = {
+      {"inclusive_scan", &default_pair_scan},
+      {"inclusive_scan_tuned_t128_i8", &tuned_pair_scan<128, 8>},
+      {"inclusive_scan_tuned_t128_i12", &tuned_pair_scan<128, 12>},
+      {"inclusive_scan_tuned_t128_i16", &tuned_pair_scan<128, 16>},
+      {"inclusive_scan_tuned_t128_i24", &tuned_pair_scan<128, 24>},
+      {"inclusive_scan_tuned_t128_i32", &tuned_pair_scan<128, 32>},
+      {"inclusive_scan_tuned_t256_i8", &tuned_pair_scan<256, 8>},
+      {"inclusive_scan_tuned_t256_i12", &tuned_pair_scan<256, 12>},
+      {"inclusive_scan_tuned_t256_i16", &tuned_pair_scan<256, 16>},
+  };
+  return variants;
+}
+
 void run_recurrence(Context& ctx, const Options& opt) {
   const std::size_t n = static_cast<std::size_t>(opt.cols);
-  const int num_items = num_items_of(n);
+  num_items_of(n);
+  const auto variants = chosen_variants(recurrence_variants(), opt);
   float2* in = device_alloc<float2>(n);
   float2* out = device_alloc<float2>(n);
   fill_pairs<<<kFillBlocks, kFillThreads>>>(in, n);
   LB_CHECK(cudaGetLastError());
   ctx.input_sum = sum_words(in, n * sizeof(float2));
-  LB_CHECK(cudaMemset(out, 0xFF, n * sizeof(float2)));
-  std::size_t temp_bytes = 0;
-  LB_CHECK(
-      cub::DeviceScan::InclusiveScan(nullptr, temp_bytes, in, out, ComposeAffine{}, num_items));
-  void* temp = nullptr;
-  LB_CHECK(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
-  const auto times = time_calls(
-      [&] {
-        LB_CHECK(
-            cub::DeviceScan::InclusiveScan(temp, temp_bytes, in, out, ComposeAffine{}, num_items));
-      },
-      opt.reps, opt.warmup);
   unsigned int* largest = device_alloc<unsigned int>(1);
-  unsigned long long* bad = device_alloc<unsigned long long>(1);
-  LB_CHECK(cudaMemset(largest, 0, sizeof(unsigned int)));
-  LB_CHECK(cudaMemset(bad, 0, sizeof(unsigned long long)));
-  max_abs_h<<<kFillBlocks, kFillThreads>>>(out, n, largest);
-  count_bad_recurrence<<<kFillBlocks, kFillThreads>>>(in, out, n, largest, kRecurrenceTolerance,
-                                                      bad);
-  LB_CHECK(cudaGetLastError());
-  const unsigned long long bad_count = read_and_free(bad);
+  for (const auto& variant : variants) {
+    std::size_t temp_bytes = 0;
+    const auto times = time_variant(variant, opt, in, out, n, temp_bytes);
+    unsigned long long* bad = device_alloc<unsigned long long>(1);
+    LB_CHECK(cudaMemset(largest, 0, sizeof(unsigned int)));
+    LB_CHECK(cudaMemset(bad, 0, sizeof(unsigned long long)));
+    max_abs_h<<<kFillBlocks, kFillThreads>>>(out, n, largest);
+    count_bad_recurrence<<<kFillBlocks, kFillThreads>>>(in, out, n, largest, kRecurrenceTolerance,
+                                                        bad);
+    LB_CHECK(cudaGetLastError());
+    const unsigned long long bad_count = read_and_free(bad);
+    print_result(ctx, opt, variant.name, "float32x2", temp_bytes, times, bad_count);
+  }
   LB_CHECK(cudaFree(largest));
-  print_result(ctx, opt, "inclusive_scan", "float32x2", temp_bytes, times, bad_count);
-  LB_CHECK(cudaFree(temp));
   LB_CHECK(cudaFree(in));
   LB_CHECK(cudaFree(out));
 }

@@ -51,10 +51,22 @@ Contenders
     one ``InclusiveSumByKey`` with the row index as the key (``by_key``: the
     keys written to device memory before timing, ``by_key_iter``: a transform
     iterator, no key array). Temporary storage is allocated once, outside the
-    timed region; the timed interval is the DeviceScan call(s). Built with
-    nvcc once per CCCL: the CUDA toolkit's and, where it differs, the one the
-    project compiles with (the config names the version); the best of them is
-    the anchor.
+    timed region; the timed interval is the DeviceScan call(s). Besides
+    DeviceScan's own policy (``inclusive_sum``, ``inclusive_scan``), tuned
+    variants run the same single-pass scan (``cub::DispatchScan`` as
+    DeviceScan instantiates it) with a policy hub of one
+    ``cub::AgentScanPolicy`` of the named threads x items (not rescaled by
+    the item size), warp-transposed loads and stores, ``LOAD_DEFAULT``, the
+    warp-scans block scan and CUB's default look-back delay for the type:
+    ``inclusive_scan_tuned_t<threads>_i<items>`` for the recurrence (128 x 8,
+    12, 16, 24, 32 and 256 x 8, 12, 16: CCCL has no tuning for a pair of
+    floats with a user operator, so DeviceScan runs its default policy, 128
+    threads x 7 pairs on sm_90), ``inclusive_sum_tuned_t<threads>_i<items>``
+    for the cumsums (128 x 16, 24, 32 and 256 x 16, around CCCL's sm_90
+    tuning of 128 x 24 for 4-byte sums: a check that DeviceScan's tuning is
+    CUB's best). Built with nvcc once per CCCL: the CUDA toolkit's and, where
+    it differs, the one the project compiles with (the config names the
+    version); the best of all variants and CCCLs is the anchor.
 ``torch.cumsum``, ``cupy.cumsum``
     ``cumsum`` and ``rows`` only, on the same device arrays; each skipped with
     a note when it does not import.
@@ -173,12 +185,35 @@ QUICK_LOOKBACK_SHAPES: dict[str, tuple[tuple[int, int], ...]] = {
 ONE_BLOCK_SHAPES: tuple[tuple[int, int], ...] = ((256, 8), (512, 8), (1024, 4))
 QUICK_ONE_BLOCK_SHAPES: tuple[tuple[int, int], ...] = ((256, 8), (1024, 4))
 
-#: the C++ program's variants per task
+#: threads x items of the C++ program's tuned DeviceScan variants (``bench/cub_lookback.cu``)
+CUB_TUNED_SHAPES: dict[str, tuple[tuple[int, int], ...]] = {
+    "cumsum": ((128, 16), (128, 24), (128, 32), (256, 16)),
+    "recurrence": (
+        (128, 8),
+        (128, 12),
+        (128, 16),
+        (128, 24),
+        (128, 32),
+        (256, 8),
+        (256, 12),
+        (256, 16),
+    ),
+}
+
+#: the C++ program's variants per task: DeviceScan's own, then the tuned ones
 CUB_VARIANTS: dict[str, tuple[str, ...]] = {
-    "cumsum": ("inclusive_sum",),
-    "recurrence": ("inclusive_scan",),
+    "cumsum": (
+        "inclusive_sum",
+        *(f"inclusive_sum_tuned_t{t}_i{i}" for t, i in CUB_TUNED_SHAPES["cumsum"]),
+    ),
+    "recurrence": (
+        "inclusive_scan",
+        *(f"inclusive_scan_tuned_t{t}_i{i}" for t, i in CUB_TUNED_SHAPES["recurrence"]),
+    ),
     "rows": ("per_row", "by_key", "by_key_iter"),
 }
+#: a tuned variant's name: its threads x items
+CUB_TUNED_NAME = re.compile(r"_tuned_t(\d+)_i(\d+)$")
 
 #: h[t] = a[t] * h[t-1] + b[t]: each item is the affine map h -> a * h + b
 PAIR = np.dtype([("a", np.float32), ("b", np.float32)], align=True)
@@ -551,8 +586,7 @@ def cub_command(
         argv += ["--n", str(rows * cols)]
     else:
         argv += ["--rows", str(rows), "--cols", str(cols)]
-        argv += ["--variants", ",".join(CUB_VARIANTS["rows"])]
-    return argv
+    return [*argv, "--variants", ",".join(CUB_VARIANTS[task])]
 
 
 def run_program(argv: Sequence[str], timeout_s: float) -> tuple[list[dict[str, Any]], str]:
@@ -1080,7 +1114,10 @@ def run_cub_round(
                 (e for e in group.entries if e.impl == "cub_cpp" and e.config == config), None
             )
             if entry is None:
-                fields: dict[str, object] = {"threads": 0, "items": 0, "timed": "call"}
+                # DeviceScan's own policy: 0 x 0 (CUB picks it); a tuned one: its shape
+                shape = CUB_TUNED_NAME.search(str(record.get("variant", "")))
+                threads, items = (int(shape[1]), int(shape[2])) if shape else (0, 0)
+                fields: dict[str, object] = {"threads": threads, "items": items, "timed": "call"}
                 fields["temp_bytes"] = record.get("temp_bytes", "")
                 entry = Entry("cub_cpp", config, fields)
                 group.entries.append(entry)
