@@ -6,10 +6,12 @@ partial by ``short`` items), one block a tile, with a 1-D status (one row)
 or a 2-D status and ``tile=cuda.blockIdx.x``: sums, ``max``/``min`` and a
 user operator, inclusive and exclusive, seeded or not, numbers and records
 (the affine-map recurrence), blocks of 32 to 256 threads (2-D too) and 1 to
-8 items a thread. The simulator draws a few tiles; the GPU (tools/gpu_suite.sh,
-``SCAN_TESTS_BACKEND=gpu``) draws from one tile to several thousand, so tiles
-really wait for each other. Cases are recorded with the block-scan fuzzer's
-(kind ``lookback``) and counted with them.
+8 items a thread, over default and deterministic statuses (a deterministic
+one is scanned twice: the two results must be the same bytes). The simulator
+draws a few tiles; the GPU (tools/gpu_suite.sh, ``SCAN_TESTS_BACKEND=gpu``)
+draws from one tile to several thousand, so tiles really wait for each other.
+Cases are recorded with the block-scan fuzzer's (kind ``lookback``) and
+counted with them.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class LookbackCase:
     short: int = 0
     rows: int = 1
     two_d: bool = False  # a (rows, tiles) status and tile=cuda.blockIdx.x
+    deterministic: bool = False  # scan.tile_status(..., deterministic=True)
 
     @property
     def threads(self) -> int:
@@ -94,7 +97,8 @@ def lookback_cases(draw: st.DrawFn) -> LookbackCase:
     short = draw(st.integers(0, tile_items - 1))
     rows = draw(st.integers(1, 3))
     two_d = rows > 1 or draw(st.booleans())
-    return LookbackCase(dtype, op, mode, seeded, blk, ipt, tiles, short, rows, two_d)
+    deterministic = draw(st.booleans())
+    return LookbackCase(dtype, op, mode, seeded, blk, ipt, tiles, short, rows, two_d, deterministic)
 
 
 def _value_dtype(case: LookbackCase) -> np.dtype[Any]:
@@ -197,13 +201,15 @@ def run_lookback_case(case: LookbackCase, seed_: int) -> dict[str, object]:
     src = _inputs(case, seed_)
     dst = np.zeros_like(src)
     value = _value_dtype(case)
-    status = (
-        scan.tile_status((case.rows, case.tiles), value)
-        if case.two_d
-        else scan.tile_status(case.tiles, value)
-    )
+    shape = (case.rows, case.tiles) if case.two_d else case.tiles
+    status = scan.tile_status(shape, value, deterministic=case.deterministic)
     grid = (case.tiles, case.rows) if case.two_d else (case.tiles, 1)
     _kernel(case)[grid, case.block](src, dst, status)
+    if case.deterministic:  # the same bytes again, whatever the timing
+        again = np.zeros_like(src)
+        status.reset()
+        _kernel(case)[grid, case.block](src, again, status)
+        np.testing.assert_array_equal(again.view(np.uint8), dst.view(np.uint8))
     want = _reference(case, src)
     if case.dtype == "pair":
         np.testing.assert_allclose(dst["b"], want, rtol=2e-3, atol=2e-3)
@@ -252,6 +258,21 @@ def test_fuzz_case_lookback(case: LookbackCase, seed_: int) -> None:
         LookbackCase(dtype="pair", op="compose", block=(32, 2, 1), rows=2, two_d=True, short=5),
         LookbackCase(op="max", mode="exclusive", seeded=True, items_per_thread=1, tiles=1),
         LookbackCase(dtype="float32", mode="exclusive", tiles=4, short=100),
+        # more tiles than an anchor's group (32): later tiles start from anchor 32 or 64
+        LookbackCase(
+            dtype="float32", block=(32, 1, 1), items_per_thread=1, tiles=70, deterministic=True
+        ),
+        LookbackCase(
+            dtype="pair",
+            op="compose",
+            mode="exclusive",
+            seeded=True,
+            block=(32, 1, 1),
+            items_per_thread=2,
+            tiles=40,
+            short=7,
+            deterministic=True,
+        ),
     ],
 )
 def test_lookback_edge_cases(case: LookbackCase) -> None:
