@@ -39,7 +39,9 @@ import argparse
 import csv
 import difflib
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -127,6 +129,19 @@ def derive_lookback(run: str = LOOKBACK_RUN) -> tuple[LookbackTable, str]:
     return table, device[0]
 
 
+def _entries(table: Mapping[Any, Mapping[tuple[int, int], Mapping[str, float]]]) -> list[str]:
+    """A table's entries, key by key, then shape by shape, and its closing brace."""
+    lines = []
+    for key in sorted(table):
+        lines.append(f"    {key!r}: {{")
+        for shape in sorted(table[key]):
+            figures = table[key][shape]
+            inner = ", ".join(f'"{d}": {figures[d]!r}' for d in sorted(figures))
+            lines.append(f"        {shape!r}: {{{inner}}},")
+        lines.append("    },")
+    return [*lines, "}"]
+
+
 def render(
     table: Table,
     device: str,
@@ -171,14 +186,7 @@ def render(
         "#: {(item bytes, row length): {(threads, items per thread): {dtype: GB/s}}}.",
         "GBPS: dict[tuple[int, int], dict[tuple[int, int], dict[str, float]]] = {",
     ]
-    for cell in sorted(table):
-        lines.append(f"    {cell!r}: {{")
-        for shape in sorted(table[cell]):
-            figures = table[cell][shape]
-            inner = ", ".join(f'"{d}": {figures[d]!r}' for d in sorted(figures))
-            lines.append(f"        {shape!r}: {{{inner}}},")
-        lines.append("    },")
-    lines.append("}")
+    lines += _entries(table)
     lines += [
         "",
         "#: The look-back run the cross-block figures come from.",
@@ -189,14 +197,7 @@ def render(
         "#: {item bytes: {(threads, items per thread): {dtype: GB/s}}}.",
         "LOOKBACK_GBPS: dict[int, dict[tuple[int, int], dict[str, float]]] = {",
     ]
-    for size in sorted(lookback):
-        lines.append(f"    {size!r}: {{")
-        for shape in sorted(lookback[size]):
-            figures = lookback[size][shape]
-            inner = ", ".join(f'"{d}": {figures[d]!r}' for d in sorted(figures))
-            lines.append(f"        {shape!r}: {{{inner}}},")
-        lines.append("    },")
-    lines.append("}")
+    lines += _entries(lookback)
     return "\n".join(lines) + "\n"
 
 
