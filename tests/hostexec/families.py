@@ -356,6 +356,7 @@ class ZipCase:
     short: int = 0
     valid_items: int | None = None
     reverse: bool = False  # scan each tile from its end, walking the row from its end
+    half: str | None = None  # every array holds float16 or bfloat16 (a float record's fields)
 
     @property
     def threads(self) -> int:
@@ -364,6 +365,13 @@ class ZipCase:
     @property
     def length(self) -> int:
         return self.tiles * self.threads * self.items_per_thread - self.short
+
+    def array_dtypes(self) -> dict[str, Any]:
+        """Each field's array dtype: the field's own, or the half-precision type."""
+        dtype = RECORDS[self.record]
+        return {
+            n: dtype.fields[n][0] if self.half is None else _dtype(self.half) for n in dtype.names
+        }
 
     def key(self) -> ZipCase:
         """The case's harness key (tiles, length and valid_items are run-time values)."""
@@ -378,19 +386,18 @@ ZIP_FILL = (77, 66)
 
 def _zip_plans(case: ZipCase) -> tuple[Any, Any, Any]:
     dtype: Any = RECORDS[case.record]
-    fields = dtype.fields
-    assert fields is not None
+    arrays = case.array_dtypes()
     assert dtype.names is not None
     items = ArrayFact(dtype, 1, case.items_per_thread)
     common: dict[str, Any] = {"items": items, "algorithm": case.algorithm, "temp_storage": None}
     load = plan_tile_io(
         function="load",
-        array=ZipFact(tuple(ArrayFact(fields[n][0], 1) for n in dtype.names)),
+        array=ZipFact(tuple(ArrayFact(arrays[n], 1) for n in dtype.names)),
         oob_default=TupleFact((np.int64, np.int64)) if case.oob else None,
         block=case.block,
         **common,
     )
-    stored = [ArrayFact(fields[n][0], 1) for n in case.store]
+    stored = [ArrayFact(arrays[n], 1) for n in case.store]
     store = plan_tile_io(
         function="store",
         array=stored[0] if len(stored) == 1 else ZipFact(tuple(stored)),
@@ -425,8 +432,7 @@ def zip_program(case: ZipCase) -> Program:
     program = Program(f"zip {case}", [p for p in (load, scan, store) if p is not None])
     dtype = RECORDS[case.record]
     assert dtype.names is not None
-    assert dtype.fields is not None
-    ftypes = [np.dtype(dtype.fields[n][0]) for n in dtype.names]
+    ftypes = [np.dtype(t) for t in case.array_dtypes().values()]
     from scan._vocab import c_type
 
     names = list(dtype.names)
@@ -504,9 +510,10 @@ def run_zip(builder: Builder, case: ZipCase, src: Any, *, seed: int = 0) -> dict
     dtype = RECORDS[case.record]
     assert dtype.names is not None
     rows = src.shape[0]
-    buffers: dict[str, Any] = {n: np.ascontiguousarray(src[n]) for n in dtype.names}
+    arrays = case.array_dtypes()
+    buffers: dict[str, Any] = {n: np.ascontiguousarray(src[n], arrays[n]) for n in dtype.names}
     for n in case.store:
-        buffers[f"out_{n}"] = np.full(src.shape, 55, dtype=src[n].dtype)
+        buffers[f"out_{n}"] = np.full(src.shape, 55, dtype=arrays[n])
     buffers["oob"] = np.array([ZIP_OOB], dtype)
     buffers["fill"] = np.array([ZIP_FILL], dtype)
     buffers["state_init"] = np.array([(1, 0)] * rows, dtype)
@@ -526,7 +533,10 @@ def zip_reference(case: ZipCase, src: Any) -> dict[str, Any]:
     """What `case`'s kernel stores, and each tile's state after it."""
     dtype = RECORDS[case.record]
     rows, tile = src.shape[0], case.threads * case.items_per_thread
-    outs = {f"out_{n}": np.full(src.shape, 55, dtype=src[n].dtype) for n in case.store}
+    # half-precision arrays: the inputs are small integers (exact), the stores round to
+    # nearest even as NumPy's (and ml_dtypes') conversions do
+    arrays = case.array_dtypes()
+    outs = {f"out_{n}": np.full(src.shape, 55, dtype=arrays[n]) for n in case.store}
     states = np.zeros((rows, case.tiles), dtype)
     pad = ZIP_OOB if case.oob else ZIP_FILL
     order = range(case.tiles - 1, -1, -1) if case.reverse else range(case.tiles)

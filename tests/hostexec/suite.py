@@ -388,6 +388,11 @@ REDUCES = [
 
 ZIPS = [
     fam.ZipCase(),
+    # half-precision arrays into float32 fields, whole 16-byte words a thread (the default
+    # then moves words; the odd lengths start the second row misaligned)
+    fam.ZipCase(half=fuzz.HALF_ARRAYS[-1], items_per_thread=8, short=5, tiles=3, store=("a", "b")),
+    fam.ZipCase(half="float16", items_per_thread=16, block=(32, 2, 1), short=130, reverse=True),
+    fam.ZipCase(half="float16", items_per_thread=8, short=3, algorithm="vectorize"),
     fam.ZipCase(record="affine", short=9, algorithm="transpose", store=("a", "b")),
     fam.ZipCase(
         record="mixed", short=100, store=("b", "a"), valid_items=200, algorithm="warp_transpose"

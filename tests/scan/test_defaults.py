@@ -8,7 +8,7 @@ import pytest
 from helpers.plans import scan_plan, tile_plan
 
 from scan import block
-from scan._plan import ArrayFact
+from scan._plan import ArrayFact, ZipFact
 from scan._primitives.block_scan._plan import DEFAULT_SCAN, default_scan_algorithm
 from scan._primitives.tile_io._plan import (
     DEFAULT_IO,
@@ -127,3 +127,53 @@ def test_reverse_scans_have_defaults_of_their_own(threads, items, dtype, forward
     assert scan_plan(values=values, algorithm=None, block=block_).algorithm == forward
     plan = scan_plan(values=values, algorithm=None, block=block_, reverse=True)
     assert plan.algorithm == reverse
+
+
+@pytest.mark.parametrize(
+    ("items", "arrays", "io", "unaligned"),
+    [
+        (8, ("bfloat16", "bfloat16"), "vectorize", "warp_transpose"),  # a word each field
+        (8, ("float16", "float32"), "vectorize", "warp_transpose"),  # a word and two
+        (4, ("bfloat16", "bfloat16"), "warp_transpose", None),  # half a word: the table
+        (4, ("float16", "float32"), "vectorize", None),  # half a word: the table's 128 x 4
+        (8, ("float32", "float32"), "warp_transpose", None),  # nothing converts: the table
+    ],
+)
+def test_zipped_converting_tile_io_moves_whole_words_by_default(
+    items, arrays, io, unaligned
+) -> None:
+    # the linear-recurrence shape: (a, x) half-precision rows into float32 record fields
+    import ml_dtypes
+
+    def dt(name: str) -> np.dtype:
+        return np.dtype(ml_dtypes.bfloat16 if name == "bfloat16" else name)
+
+    pair = np.dtype([("a", np.float32), ("b", np.float32)], align=True)
+    zipped = ZipFact(tuple(ArrayFact(dtype=dt(a), ndim=1) for a in arrays))
+    records = ArrayFact(dtype=pair, ndim=1, length=items)
+    for direction in ("load", "store"):
+        plan = plan_tile_io(
+            function=direction,
+            array=zipped,
+            items=records,
+            algorithm=None,
+            oob_default=None,
+            temp_storage=None,
+            block=(128, 1, 1),
+        )
+        assert (plan.algorithm, plan.unaligned) == (io, unaligned)
+        assert all(p.algorithm == io for p in plan.field_plans())
+    # a store of one field (field=) from a half-precision array: the same rule
+    one = plan_tile_io(
+        function="store",
+        array=ArrayFact(dtype=dt(arrays[0]), ndim=1),
+        items=records,
+        algorithm=None,
+        oob_default=None,
+        temp_storage=None,
+        block=(128, 1, 1),
+        field="b",
+    )
+    whole = arrays[0] != "float32" and items * 2 % 16 == 0
+    expected = ("vectorize", "warp_transpose") if whole else ("warp_transpose", None)
+    assert (one.algorithm, one.unaligned) == expected

@@ -404,8 +404,11 @@ def plan_tile_io(
         sized = value_dtype if array_dtypes is None else array.dtype
     unaligned = None
     if algorithm is None:
-        # zipped I/O keeps the table: its fields' words are not moved whole
-        converting = fields is None and array_dtypes is not None
+        # a converting call moves whole 16-byte words where a thread's items are whole
+        # words; zipped, every field's array must be (each field moves as its own call)
+        converting = array_dtypes is not None and all(
+            (ipt * d.itemsize) % 16 == 0 for d in array_dtypes
+        )
         algorithm, unaligned = default_io(block, ipt, sized, converting=converting)
     if algorithm not in IO_ALGORITHMS:
         raise PlanError(
