@@ -261,26 +261,20 @@ MUTATIONS = [
         "using lookback_op_t = cub::TilePrefixCallbackOp<value_t, scan_op_t, tile_state_t>;",
     ),
     Mutation(
-        "ordered-lookback-fold-order",
-        "deterministic status: folding an anchor forward puts its group's aggregate on the left",
+        "ordered-lookback-stale-prefix",
+        "deterministic status: an anchor met going forward adds its published prefix as if it "
+        "were its aggregate",
         "scan/_primitives/block_scan/_unit.py",
-        "      prefix = scan_op_t{}(prefix, last);",
-        "      prefix = scan_op_t{}(last, prefix);",
-    ),
-    Mutation(
-        "ordered-lookback-anchor-aggregate",
-        "deterministic status: an anchor publishes its own aggregate, not its group's",
-        "scan/_primitives/block_scan/_unit.py",
-        "      if (lane == 0) tile_state.SetPartial(tile_index, group);",
-        "      if (lane == 0) tile_state.SetPartial(tile_index, block_aggregate);",
+        "        prefix = done ? last : scan_op_t{}(scan_op_t{}(prefix, group), last);",
+        "        prefix = scan_op_t{}(scan_op_t{}(prefix, group), last);",
     ),
     Mutation(
         "ordered-lookback-one-lane",
         "deterministic status: thread 0 alone looks back (the warp-wide wait hangs on a GPU)",
         "scan/_primitives/block_scan/_unit.py",
-        "    if (lane == 0 && !is_anchor) tile_state.SetPartial(tile_index, block_aggregate);",
+        "    if (lane == 0) tile_state.SetPartial(tile_index, block_aggregate);",
         "    if (lane != 0) return block_aggregate;\n"
-        "    if (!is_anchor) tile_state.SetPartial(tile_index, block_aggregate);",
+        "    tile_state.SetPartial(tile_index, block_aggregate);",
     ),
     Mutation(
         "ordered-lookback-tree-swapped",
@@ -293,8 +287,8 @@ MUTATIONS = [
         "ordered-lookback-every-tile-inclusive",
         "deterministic status: every tile, not only the anchors, publishes its inclusive prefix",
         "scan/_primitives/block_scan/_unit.py",
-        "    if (lane == 0 && is_anchor)\n",
-        "    if (lane == 0)\n",
+        "    if (lane == 0 && tile_index % 32 == 0)",
+        "    if (lane == 0)",
     ),
 ]
 

@@ -34,17 +34,7 @@ from .families import RECORDS, _apply, _tuple, _values
 from .program import Arg, Program, call, run, value_decls
 from .toolchain import Builder
 
-__all__ = [
-    "LATEST_BLOCK_FIRST",
-    "LookbackCase",
-    "lookback_program",
-    "lookback_reference",
-    "run_lookback",
-]
-
-#: A seed for :func:`run_lookback`: the runtime runs the latest block's ready threads first
-#: (``hx::kLatestBlockFirst``), so later tiles poll each status the moment it changes.
-LATEST_BLOCK_FIRST = -1
+__all__ = ["LookbackCase", "lookback_program", "lookback_reference", "run_lookback"]
 
 _OPS = {"user_add": bc.user_add, "compose": corpus.compose}
 

@@ -611,19 +611,14 @@ def _lookback_prefix(
                     else ""
                 )
             )
-        inclusive = None
         if plan.deterministic:
             # the anchors' formula (the generated code's): the last anchor's inclusive
-            # prefix, then the tiles after it combined in a tree fixed by their count; an
-            # anchor's own inclusive prefix is the last one's combined with its group's
-            # aggregate (the tree of the tiles between, then its own)
+            # prefix, then the tiles after it combined in a tree fixed by their count
             anchor = (tile - 1) // ANCHOR * ANCHOR
-            last = status.published(anchor)
+            prefix = status.published(anchor)
             between = [aggregates[t] for t in range(anchor + 1, tile)]
-            prefix = combine(last, _tree(combine, between)) if between else last
-            if tile % ANCHOR == 0:
-                inclusive = combine(last, combine(_tree(combine, between), aggregate))
-        if inclusive is None:
-            inclusive = combine(prefix, aggregate)
+            if between:
+                prefix = combine(prefix, _tree(combine, between))
+        inclusive = combine(prefix, aggregate)
     status.publish(tile, inclusive)
     return prefix

@@ -322,18 +322,16 @@ _ORDERED_LOOKBACK_TYPES = """\
 // deterministic=True)): CUB's tile status in global memory, and a look-back
 // whose every prefix is one fixed combination of the tiles' aggregates,
 // whatever the timing and the number of blocks. Every 32nd tile is an
-// anchor. An anchor A publishes, as its partial status, its group's aggregate
-//   G(A) = R(A - 31 .. A - 1) op aA,
-// and then its inclusive prefix L(0) = a0 (tile 0), L(A) = L(A - 32) op G(A);
-// other tiles publish their aggregates. The exclusive prefix of tile t, with
-// A the last anchor before it, is
+// anchor; only anchors publish an inclusive prefix:
+//   L(0) = a0 (tile 0 publishes it), L(A) = (L(A - 32) op R(A - 31 .. A - 1)) op aA,
+// and the exclusive prefix of tile t, with A the last anchor before it, is
 //   L(A) op R(A + 1 .. t - 1)  (L(A) alone when t = A + 1),
 // where R combines consecutive aggregates in a tree fixed by their count.
-// Where A has not published L(A) yet, the tile folds it from the nearest
-// earlier anchor that has, through the G of each anchor after it, in order:
-// 32 anchors a look, so no tile waits for the chain of inclusive prefixes.
-// The first warp calls the callback (CUB's contract) and every lane takes
-// part, since ScanTileState::WaitForValid votes over the whole warp.
+// A tile needs only its predecessors' aggregates (partial statuses): an
+// anchor that has not published yet is rebuilt from the nearest one that
+// has, anchor by anchor, with the same formula. The first warp calls the
+// callback (CUB's contract) and every lane takes part, since
+// ScanTileState::WaitForValid votes over the whole warp.
 using tile_state_t = cub::ScanTileState<value_t>;
 // The pauses of CUB's look-back on sm_70 and later: on a grid of 500 blocks or
 // more, the warp sleeps before its first look at the earlier tiles (about an
@@ -368,22 +366,10 @@ struct ordered_lookback_op_t {
     }
     return cub::ShuffleIndex<32>(v, 0, 0xffffffffu);
   }
-  // L(anchor) from lanes first .. 0 of a look at anchors anchor - 32 * lane: each
-  // lane's G combined in, or its L taken where it has published one (the same value)
-  static __device__ __forceinline__ value_t fold(
-      value_t prefix, value_t value, bool inclusive, int first) {
-    for (int k = first; k >= 0; --k) {
-      const value_t g = cub::ShuffleIndex<32>(value, k, 0xffffffffu);
-      prefix = __shfl_sync(0xffffffffu, inclusive, k) ? g : scan_op_t{}(prefix, g);
-    }
-    return prefix;
-  }
   __device__ value_t operator()(value_t block_aggregate) {
     // the lane: the block's x dimension is a multiple of 32 (the planner checks)
     const int lane = static_cast<int>(threadIdx.x % 32);
-    const bool is_anchor = tile_index % 32 == 0;
-    // an anchor's partial status is its group's aggregate, published below
-    if (lane == 0 && !is_anchor) tile_state.SetPartial(tile_index, block_aggregate);
+    if (lane == 0) tile_state.SetPartial(tile_index, block_aggregate);
     const lookback_pause_t poll{350};
     lookback_pause_t{450}();
     typename tile_state_t::StatusWord status;
@@ -393,41 +379,37 @@ struct ordered_lookback_op_t {
     // lanes below count: those tiles; the others: the anchor
     tile_state.WaitForValid(lane < count ? anchor + 1 + lane : anchor, status, value, poll);
     const value_t between = combine(value, lane, count);
-    value_t group = block_aggregate;
-    if (is_anchor) {  // count is 31
-      group = scan_op_t{}(between, block_aggregate);
-      if (lane == 0) tile_state.SetPartial(tile_index, group);
-    }
     value_t prefix = cub::ShuffleIndex<32>(value, count, 0xffffffffu);
     if (!__shfl_sync(0xffffffffu, status == cub::SCAN_TILE_INCLUSIVE, count)) {
-      // the anchor has published G only: L(anchor) = L(anchor - 32) op G(anchor), and so on
-      // back to the nearest earlier anchor with an inclusive prefix. Lane l looks at the
-      // (l + 1)-th anchor before, 32 anchors a look (tile 0 ends the search).
-      const value_t last = prefix;
-      int window = anchor - 32;
-      int nearest;
+      // the nearest earlier anchor with an inclusive prefix: lane l looks at the
+      // (l + 1)-th anchor before, 32 anchors at a time (tile 0 ends the search)
+      int found = anchor;
       for (;;) {
-        const int look = window - 32 * lane;
+        const int look = found - 32 * (lane + 1);
         tile_state.WaitForValid(look > 0 ? look : 0, status, value, poll);
         const unsigned inclusive = __ballot_sync(0xffffffffu, status == cub::SCAN_TILE_INCLUSIVE);
         if (inclusive != 0) {
-          nearest = __ffs(inclusive) - 1;
+          const int nearest = __ffs(inclusive) - 1;
+          const int at = found - 32 * (nearest + 1);
+          found = at > 0 ? at : 0;
+          prefix = cub::ShuffleIndex<32>(value, nearest, 0xffffffffu);
           break;
         }
-        window -= 32 * 32;
+        found -= 32 * 32;
       }
-      // then forward, anchor by anchor: L(B + 32) = L(B) op G(B + 32)
-      prefix = fold(cub::ShuffleIndex<32>(value, nearest, 0xffffffffu), value, false,
-                    nearest - 1);
-      for (window += 32 * 32; window < anchor; window += 32 * 32) {
-        tile_state.WaitForValid(window - 32 * lane, status, value, poll);
-        prefix = fold(prefix, value, status == cub::SCAN_TILE_INCLUSIVE, 31);
+      // then anchor by anchor up to this tile's: L(B) = (L(B - 32) op R(31 tiles)) op aB,
+      // or B's own inclusive prefix where it has published it since (the same value)
+      for (int b = found + 32; b <= anchor; b += 32) {
+        tile_state.WaitForValid(b - 31 + lane, status, value, poll);
+        const value_t group = combine(value, lane, 31);
+        const value_t last = cub::ShuffleIndex<32>(value, 31, 0xffffffffu);
+        const bool done = __shfl_sync(0xffffffffu, status == cub::SCAN_TILE_INCLUSIVE, 31);
+        prefix = done ? last : scan_op_t{}(scan_op_t{}(prefix, group), last);
       }
-      prefix = scan_op_t{}(prefix, last);
     }
     const value_t exclusive = count > 0 ? scan_op_t{}(prefix, between) : prefix;
-    if (lane == 0 && is_anchor)
-      tile_state.SetInclusive(tile_index, scan_op_t{}(prefix, group));
+    if (lane == 0 && tile_index % 32 == 0)
+      tile_state.SetInclusive(tile_index, scan_op_t{}(exclusive, block_aggregate));
     return exclusive;
   }
 };

@@ -526,18 +526,7 @@ void launch(const Launch& cfg) {
   g_spins = 0;
   while (!g_ready.empty()) {
     size_t pick = 0;
-    if (cfg.seed == kLatestBlockFirst) {
-      // the ready thread of the latest block; after a thread found nothing to do (it
-      // polled and waits on), of the earliest: earlier blocks run only while later ones
-      // wait, and later blocks see each publication the moment it happens
-      const bool latest = g_spins == 0;
-      for (size_t i = 1; i < g_ready.size(); ++i) {
-        const int a = g_ready[i]->block->index, b = g_ready[pick]->block->index;
-        if (latest ? a > b : a < b) pick = i;
-      }
-    } else if (cfg.seed != 0) {
-      pick = next_random() % g_ready.size();
-    }
+    if (cfg.seed != 0) pick = next_random() % g_ready.size();
     std::swap(g_ready[0], g_ready[pick]);
     Thread* t = g_ready.front();
     g_ready.pop_front();

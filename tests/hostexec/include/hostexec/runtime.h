@@ -112,15 +112,12 @@ void count(const char* event);
 void print_counts();
 
 // -- launches (the harness's side) -----------------------------------------------------
-//: A Launch seed (-1 as a harness parameter): the latest block's ready fibers run first.
-constexpr uint64_t kLatestBlockFirst = ~0ull;
 struct Launch {
   dim3 grid;
   dim3 block;
   void (*kernel)(void*) = nullptr;
   void* args = nullptr;
-  //: 0: fibers run in order; kLatestBlockFirst: the latest block's ready fibers first;
-  //: otherwise a seeded random order.
+  //: 0: fibers run in order; otherwise a seeded random order.
   uint64_t seed = 0;
 };
 void register_global(const void* p, size_t n, const char* name);
