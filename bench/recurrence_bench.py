@@ -146,7 +146,9 @@ class Contender:
 
 
 class Project(Contender):
-    def __init__(self, name: str, example: Any, lookback: bool | None, threads: int, items: int):
+    def __init__(
+        self, name: str, example: Any, lookback: bool | None, threads: Any, items: Any
+    ) -> None:
         self.name = name
         self.example, self.lookback, self.threads, self.items = example, lookback, threads, items
 
@@ -410,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dtypes", default="float32,bfloat16")
     parser.add_argument("--peers", default=",".join(PEERS), help="peers to run (comma-separated)")
     parser.add_argument("--threads", type=int, default=None, help="(default: the example's)")
-    parser.add_argument("--items", type=int, default=8)
+    parser.add_argument("--items", type=int, default=None, help="(default: the example's)")
     parser.add_argument(
         "--configs", default="", help="extra project configs THREADSxITEMS,... (both variants)"
     )

@@ -22,7 +22,7 @@ import scan
 import statefn
 from scan import block
 
-THREADS, ITEMS = 256, 8  # a tile of 2048 items (128 x 8 for half-precision rows)
+THREADS, ITEMS = 256, 8  # one block a row: a tile of 2048 items (128 x 8 for half-precision rows)
 SIMULATOR = bool(config.ENABLE_CUDASIM)  # NUMBA_ENABLE_CUDASIM=1: CPU tensors run in the simulator
 
 
@@ -198,7 +198,7 @@ def linear_recurrence(
     *,
     lookback: bool | None = None,
     threads: int | None = None,
-    items: int = ITEMS,
+    items: int | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``h[t] = a[t] * h[t-1] + x[t]`` along the last axis, differentiable; ``(h, h[..., -1])``.
 
@@ -208,8 +208,9 @@ def linear_recurrence(
     comes back in the accumulator's dtype (float32, or float64 for float64 tensors).
     ``lookback``: one block per tile across the GPU (True), one block per row (False), or by
     the number of rows (None: look-back when there are fewer rows than multiprocessors).
-    ``threads``: the block size (None: 128 for half-precision rows one block a row, else 256,
-    the fastest measured on an H100, docs/linear-recurrence.md).
+    ``threads``, ``items``: the block size and items per thread (None: one block a row, 128
+    threads for half-precision rows, else 256, and 8 items, the fastest measured on an H100,
+    docs/linear-recurrence.md; across blocks, ``block.launch_shape(T, pair, cross_block=True)``).
     """
     check_inputs(a, x, h0)
     h, h_last = LinearRecurrence.apply(a, x, h0, (lookback, threads, items))
@@ -277,10 +278,10 @@ def recurrence_forward(a, x, h0, lookback, threads, items):
     if rows == 0:
         return h, h_last
     h0 = torch.zeros(rows, dtype=acc, device=a.device) if h0 is None else h0.reshape(rows).to(acc)
-    k = kernels(np.float64 if acc == torch.float64 else np.float32, items)
     args = [a.view(rows, T), x.view(rows, T), h0.contiguous(), h.view(rows, T), h_last.view(rows)]
     across = _use_lookback(lookback, rows, a.device)
-    threads = threads or _threads(a.dtype, across)
+    threads, items = _shape(a.dtype, acc, T, across, threads, items)
+    k = kernels(np.float64 if acc == torch.float64 else np.float32, items)
     if across:
         tiles = -(-T // (threads * items))
         args.append(_status(rows, tiles, k["pair"], a.device))
@@ -301,11 +302,11 @@ def recurrence_backward(a, h, dy, h0, dh_last, lookback, threads, items):
         return da, dx, dh0
     h0 = torch.zeros(rows, dtype=acc, device=a.device) if h0 is None else h0.reshape(rows).to(acc)
     dh_last = dh_last.reshape(rows).to(acc).contiguous()
-    k = kernels(np.float64 if acc == torch.float64 else np.float32, items)
     view = [t.view(rows, T) for t in (a, h, dy)]
     args = [*view, h0.contiguous(), dh_last, da.view(rows, T), dx.view(rows, T), dh0.view(rows)]
     across = _use_lookback(lookback, rows, a.device)
-    threads = threads or _threads(a.dtype, across)
+    threads, items = _shape(a.dtype, acc, T, across, threads, items)
+    k = kernels(np.float64 if acc == torch.float64 else np.float32, items)
     if across:
         tiles = -(-T // (threads * items))
         args.append(_status(rows, tiles, k["pair"], a.device))
@@ -315,9 +316,18 @@ def recurrence_backward(a, h, dy, h0, dh_last, lookback, threads, items):
     return da, dx, dh0
 
 
-def _threads(dtype: torch.dtype, across: bool) -> int:
+def _shape(
+    dtype: torch.dtype, acc: torch.dtype, T: int, across: bool, threads: Any, items: Any
+) -> tuple[int, int]:
+    """Threads and items per thread: those given, else the measured ones."""
+    if across:  # one block a tile: the library's proposal for cross-block scans of pairs
+        a = np.float64 if acc == torch.float64 else np.float32
+        pair = np.dtype([("a", a), ("b", a)], align=True)
+        shape = block.launch_shape(T, pair, cross_block=True)
+        return threads or shape.threads, items or shape.items_per_thread
     # half-precision rows: 128 threads (40 registers; 64 at 256 threads, sm_90)
-    return 128 if dtype in (torch.float16, torch.bfloat16) and not across else THREADS
+    half = dtype in (torch.float16, torch.bfloat16)
+    return threads or (128 if half else THREADS), items or ITEMS
 
 
 def _use_lookback(lookback: bool | None, rows: int, device: torch.device) -> bool:
