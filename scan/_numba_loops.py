@@ -39,6 +39,7 @@ from . import _tiles as tiles
 from ._calls import CALLS
 from ._errors import PlanError, ScanError
 from ._lookback import Lookback
+from ._numba_cuda._compat import set_definition
 from ._numba_facts import IRFacts
 from ._plan import Block
 from ._primitives import PRIMITIVES
@@ -232,7 +233,7 @@ class TileLoops:
         def assign(value: Any, hint: str) -> Any:
             var = ir.Var(scope, scope.redefine(f"$scan_{hint}", loc).name, loc)
             out.append(ir.Assign(value, var, loc))
-            func_ir._definitions[var.name] = [value]
+            set_definition(func_ir, var.name, value)
             return var
 
         if name == "warp.tile_size":
@@ -254,7 +255,7 @@ class TileLoops:
             fn = assign(ir.Global("range", range, loc), "range")
             value = ir.Expr.call(fn, args, (), loc)
         out.append(ir.Assign(value, stmt.target, loc))
-        func_ir._definitions[stmt.target.name] = [value]
+        set_definition(func_ir, stmt.target.name, value)
         return out
 
     # ------------------------------------------------------------------ checking

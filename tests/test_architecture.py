@@ -69,8 +69,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("scan._build",),
     ("scan.block", "scan.warp", "scan._numba_facts", "scan._tile_status"),
     ("scan._frontend", "scan._operands"),
-    ("scan._numba_loops",),
     ("scan._numba_cuda._compat",),
+    ("scan._numba_loops",),
     (
         "scan._numba_cuda._unfilled",
         "scan._numba_cuda._strides",
@@ -252,7 +252,14 @@ def test_private_numba_cuda_state_is_read_in_the_compat_module():
         if module == "scan._numba_cuda._compat":
             continue
         text = path.read_text()
-        for attribute in ("._can_compile", "._codelibrary", "callstack._stack", "._nvvm_options"):
+        for attribute in (
+            "._can_compile",
+            "._codelibrary",
+            "callstack._stack",
+            "._nvvm_options",
+            "._definitions",
+            "._getvalue(",
+        ):
             assert attribute not in text, f"{module} reads numba-cuda's {attribute}"
 
 

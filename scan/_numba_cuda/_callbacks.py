@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 import statefn
 
-from ._compat import declared_signatures_only
+from ._compat import declared_signatures_only, struct_value
 
 __all__ = ["HELPER_MODULES", "helpers_of", "link_helpers", "lower"]
 
@@ -457,7 +457,7 @@ def _compile_numba(
                 populate_array(
                     ary, data=ptr, shape=[one], strides=[size], itemsize=size, meminfo=None
                 )
-                return call_user(context, builder, [ARR, VT], [ary._getvalue(), aggv])
+                return call_user(context, builder, [ARR, VT], [struct_value(ary), aggv])
 
             return signature(VT, state_ptr, agg), codegen
 
@@ -608,7 +608,7 @@ def _compile_numba_records(
             itemsize=size,
             meminfo=None,
         )
-        return ARR, ary._getvalue()
+        return ARR, struct_value(ary)
 
     n_operands = {"stateful": 2, "stateless": 1, "scan_op": 2}[kind]
 

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-"""What the numba-cuda front end needs from numba-cuda that it offers no public hook for.
+"""What the front ends need from numba-cuda (and the Numba core it carries) with no public hook.
 
-Each function here reads private numba-cuda state or the interpreter's
-frames, and is the only place that does (outside the simulator, which reads
+Each function here reads or writes private numba-cuda state, or reads the
+interpreter's frames, and is the only place that does (outside the simulator, which reads
 frames to name the user's line, and :mod:`._linkcache`, which fills the code
 library's own cubin cache and steps aside when the attributes it needs are
 missing). Each has a test against the installed numba-cuda
@@ -17,7 +17,13 @@ import inspect
 import sys
 from typing import Any
 
-__all__ = ["SUPPORTED", "declared_signatures_only", "inside_compile"]
+__all__ = [
+    "SUPPORTED",
+    "declared_signatures_only",
+    "inside_compile",
+    "set_definition",
+    "struct_value",
+]
 
 #: The numba-cuda releases (major, minor) these functions were checked against.
 SUPPORTED: tuple[tuple[int, int], ...] = ((0, 30),)
@@ -50,3 +56,23 @@ def declared_signatures_only(dispatcher: Any) -> bool:
     keeps that state in a private attribute only.
     """
     return not dispatcher._can_compile
+
+
+def set_definition(func_ir: Any, name: str, value: Any) -> None:
+    """Record `value` as the one definition of variable `name` in a function's IR.
+
+    A rewrite that adds assignments to Numba IR must also add them to the
+    IR's definitions table, which later passes read through
+    ``func_ir.get_definition``; Numba writes that table through its private
+    attribute only (both front ends' Numba IR, :mod:`scan._numba_loops`).
+    """
+    func_ir._definitions[name] = [value]
+
+
+def struct_value(proxy: Any) -> Any:
+    """The LLVM value of a Numba struct proxy (``context.make_array(ty)(context, builder)``).
+
+    Numba's own lowering passes a populated array on as ``proxy._getvalue()``;
+    the method has no public name.
+    """
+    return proxy._getvalue()

@@ -193,3 +193,42 @@ def test_typing_root_is_the_outermost_frame(call_stack: type) -> None:
             assert stack[0].func_id.func is inner  # item 0 is the innermost
         assert typing_root(context) is root
     assert typing_root(context) is None
+
+
+# ---------------------------------------------------------------------------
+# set_definition and struct_value: Numba IR's definitions table, a struct proxy's value
+
+
+def test_set_definition_is_what_get_definition_reads() -> None:
+    from numba.cuda.compiler import run_frontend
+    from numba.cuda.core import ir
+
+    from scan._numba_cuda._compat import set_definition
+
+    def f(a: Any) -> Any:
+        b = a + 1
+        return b
+
+    func_ir = run_frontend(f)
+    assert isinstance(func_ir.get_definition("b"), ir.Expr)
+    value = ir.Const(7, func_ir.loc)
+    set_definition(func_ir, "b", value)
+    assert func_ir.get_definition("b") is value
+
+
+def test_struct_value_is_the_proxys_llvm_value() -> None:
+    from llvmlite import ir as llvm
+    from numba.cuda import types
+    from numba.cuda.descriptor import cuda_target
+
+    from scan._numba_cuda._compat import struct_value
+
+    context = cuda_target.target_context
+    module = llvm.Module()
+    fn = llvm.Function(module, llvm.FunctionType(llvm.VoidType(), []), "f")
+    builder = llvm.IRBuilder(fn.append_basic_block())
+    arr = types.Array(types.int64, 1, "C")
+    proxy = context.make_array(arr)(context, builder)
+    value = struct_value(proxy)
+    assert isinstance(value, llvm.Value)
+    assert value.type == context.get_value_type(arr)
