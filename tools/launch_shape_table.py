@@ -86,14 +86,19 @@ def derive(run: str = RUN) -> tuple[Table, str]:
         dtypes = {frozenset(figures) for figures in shapes.values()}
         if len(dtypes) != 1:
             raise ValueError(f"{run}.csv: cell {cell} has shapes measured for different dtypes")
+    return table, _device(run, "- device: ")
+
+
+def _device(run: str, prefix: str) -> str:
+    """The device a run's report names on its one line starting with `prefix`."""
     device = [
-        line.removeprefix("- device: ")
+        line.removeprefix(prefix).removesuffix(".")
         for line in (ROOT / f"{run}.md").read_text().splitlines()
-        if line.startswith("- device: ")
+        if line.startswith(prefix)
     ]
     if len(device) != 1:
-        raise ValueError(f"{run}.md: expected one '- device: ' line, found {len(device)}")
-    return table, device[0]
+        raise ValueError(f"{run}.md: expected one {prefix!r} line, found {len(device)}")
+    return device[0]
 
 
 #: {item bytes: {(threads, items per thread): {dtype name: GB/s}}}
@@ -119,14 +124,7 @@ def derive_lookback(run: str = LOOKBACK_RUN) -> tuple[LookbackTable, str]:
             figures[row["dtype"]] = float(row["gbps"])
     if not table:
         raise ValueError(f"{run}.csv: no project look-back results")
-    device = [
-        line.removeprefix("Device: ").removesuffix(".")
-        for line in (ROOT / f"{run}.md").read_text().splitlines()
-        if line.startswith("Device: ")
-    ]
-    if len(device) != 1:
-        raise ValueError(f"{run}.md: expected one 'Device: ' line, found {len(device)}")
-    return table, device[0]
+    return table, _device(run, "Device: ")
 
 
 def _entries(table: Mapping[Any, Mapping[tuple[int, int], Mapping[str, float]]]) -> list[str]:

@@ -23,6 +23,27 @@ def _io(threads: int, items: int, dtype: type) -> str:
     return tile_plan("load", dtype, threads, items, None).algorithm
 
 
+def _dtype(name: str) -> np.dtype:
+    """A NumPy dtype by name, bfloat16 as ml_dtypes'."""
+    import ml_dtypes
+
+    return np.dtype(ml_dtypes.bfloat16 if name == "bfloat16" else name)
+
+
+def _default_plan(direction: str, array: object, items: ArrayFact, threads: int, **kw: object):
+    """The plan of a tile load or store that names no algorithm."""
+    return plan_tile_io(
+        function=direction,
+        array=array,
+        items=items,
+        algorithm=None,
+        oob_default=None,
+        temp_storage=None,
+        block=(threads, 1, 1),
+        **kw,
+    )
+
+
 def _scan(threads: int, items: int, dtype: type) -> str:
     values = ArrayFact(dtype=np.dtype(dtype), ndim=1, length=items)
     return scan_plan(values=values, algorithm=None, block=(threads, 1, 1)).algorithm
@@ -80,19 +101,10 @@ def test_plans_without_algorithm_take_the_table(threads, items, dtype, io, algo)
 def test_converting_tile_io_moves_whole_words_by_default(
     threads, items, half, io, unaligned
 ) -> None:
-    import ml_dtypes
-
-    array = np.dtype(getattr(ml_dtypes, half) if half == "bfloat16" else half)
+    array = _dtype(half)
+    floats = ArrayFact(dtype=np.dtype(np.float32), ndim=1, length=items)
     for direction in ("load", "store"):
-        plan = plan_tile_io(
-            function=direction,
-            array=ArrayFact(dtype=array, ndim=1),
-            items=ArrayFact(dtype=np.dtype(np.float32), ndim=1, length=items),
-            algorithm=None,
-            oob_default=None,
-            temp_storage=None,
-            block=(threads, 1, 1),
-        )
+        plan = _default_plan(direction, ArrayFact(dtype=array, ndim=1), floats, threads)
         assert (plan.algorithm, plan.unaligned) == (io, unaligned)
         assert plan.array_dtypes == (array,)
     # the same float16 array moved as float16 items keeps the table's default
@@ -143,37 +155,16 @@ def test_zipped_converting_tile_io_moves_whole_words_by_default(
     items, arrays, io, unaligned
 ) -> None:
     # the linear-recurrence shape: (a, x) half-precision rows into float32 record fields
-    import ml_dtypes
-
-    def dt(name: str) -> np.dtype:
-        return np.dtype(ml_dtypes.bfloat16 if name == "bfloat16" else name)
-
     pair = np.dtype([("a", np.float32), ("b", np.float32)], align=True)
-    zipped = ZipFact(tuple(ArrayFact(dtype=dt(a), ndim=1) for a in arrays))
+    zipped = ZipFact(tuple(ArrayFact(dtype=_dtype(a), ndim=1) for a in arrays))
     records = ArrayFact(dtype=pair, ndim=1, length=items)
     for direction in ("load", "store"):
-        plan = plan_tile_io(
-            function=direction,
-            array=zipped,
-            items=records,
-            algorithm=None,
-            oob_default=None,
-            temp_storage=None,
-            block=(128, 1, 1),
-        )
+        plan = _default_plan(direction, zipped, records, 128)
         assert (plan.algorithm, plan.unaligned) == (io, unaligned)
         assert all(p.algorithm == io for p in plan.field_plans())
     # a store of one field (field=) from a half-precision array: the same rule
-    one = plan_tile_io(
-        function="store",
-        array=ArrayFact(dtype=dt(arrays[0]), ndim=1),
-        items=records,
-        algorithm=None,
-        oob_default=None,
-        temp_storage=None,
-        block=(128, 1, 1),
-        field="b",
-    )
+    first = ArrayFact(dtype=_dtype(arrays[0]), ndim=1)
+    one = _default_plan("store", first, records, 128, field="b")
     whole = arrays[0] != "float32" and items * 2 % 16 == 0
     expected = ("vectorize", "warp_transpose") if whole else ("warp_transpose", None)
     assert (one.algorithm, one.unaligned) == expected
