@@ -150,6 +150,14 @@ def test_bad_inputs_are_refused_before_any_launch(change, error, message):
         lr.linear_recurrence(*change(a, x, h0))
 
 
+@pytest.mark.parametrize("how", [{"items": 0}, {"threads": 0}, {"threads": 64.0}])
+def test_a_bad_block_shape_is_refused_before_any_launch(how):
+    lr = _example()
+    a, x, h0, _, _ = _inputs((2, 3, 10))
+    with pytest.raises(ValueError, match=r"must be a positive int or None"):
+        lr.linear_recurrence(a, x, h0, **how)
+
+
 @pytest.mark.skipif(not GPU_BACKEND, reason="a CPU tensor is refused on a GPU only")
 def test_cpu_tensors_are_refused_on_a_gpu():
     lr = _example()

@@ -213,6 +213,9 @@ def linear_recurrence(
     docs/linear-recurrence.md; across blocks, ``block.launch_shape(T, pair, cross_block=True)``).
     """
     check_inputs(a, x, h0)
+    for name, value in (("threads", threads), ("items", items)):
+        if value is not None and (not isinstance(value, int) or value < 1):
+            raise ValueError(f"{name}= must be a positive int or None (got {value!r})")
     h, h_last = LinearRecurrence.apply(a, x, h0, (lookback, threads, items))
     return h, h_last
 
@@ -324,10 +327,12 @@ def _shape(
         a = np.float64 if acc == torch.float64 else np.float32
         pair = np.dtype([("a", a), ("b", a)], align=True)
         shape = block.launch_shape(T, pair, cross_block=True)
-        return threads or shape.threads, items or shape.items_per_thread
+        threads = shape.threads if threads is None else threads
+        return threads, shape.items_per_thread if items is None else items
     # half-precision rows: 128 threads (40 registers; 64 at 256 threads, sm_90)
-    half = dtype in (torch.float16, torch.bfloat16)
-    return threads or (128 if half else THREADS), items or ITEMS
+    if threads is None:
+        threads = 128 if dtype in (torch.float16, torch.bfloat16) else THREADS
+    return threads, ITEMS if items is None else items
 
 
 def _use_lookback(lookback: bool | None, rows: int, device: torch.device) -> bool:
