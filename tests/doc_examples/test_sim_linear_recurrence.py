@@ -68,6 +68,7 @@ def test_forward_and_backward_equal_a_float64_loop(lookback, T, dtype):
         )
 
 
+@pytest.mark.sanitize  # the example's kernels under compute-sanitizer too
 @pytest.mark.parametrize("lookback", [False, True])
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 def test_half_precision_storage_with_a_float32_state(lookback, dtype):
@@ -116,6 +117,42 @@ def test_gradcheck(lookback):
         atol=1e-8,
         fast_mode=True,
     )
+
+
+@pytest.mark.parametrize(
+    ("dtype", "T", "shape"),
+    [
+        (torch.bfloat16, 5000, (128, 16)),
+        (torch.float16, 100, (128, 16)),
+        (torch.float32, 2048, (128, 16)),
+        (torch.float32, 2049, (256, 8)),
+        (torch.float64, 2048, (256, 8)),
+    ],
+)
+def test_the_default_block_shape_of_a_row(dtype, T, shape):
+    lr = _example()
+    acc = torch.float64 if dtype == torch.float64 else torch.float32
+    assert lr._shape(dtype, acc, T, False, None, None) == shape
+    assert lr._shape(dtype, acc, T, False, 64, None) == (64, shape[1])
+    assert lr._shape(dtype, acc, T, False, None, 4) == (shape[0], 4)
+
+
+@pytest.mark.sanitize  # the example's kernels under compute-sanitizer too
+@pytest.mark.skipif(not GPU_BACKEND, reason="tiles of 2048 items: slow in the simulator")
+@pytest.mark.parametrize(
+    ("dtype", "T"), [(torch.bfloat16, 5000), (torch.float32, 2048), (torch.float32, 3001)]
+)
+def test_the_default_block_shapes_on_rows_of_several_tiles(dtype, T):
+    lr = _example()
+    a, x, h0, dy, dh_last = _inputs((2, 3, T), dtype, seed=7)
+    leaves = [t.clone().requires_grad_() for t in (a, x, h0)]
+    h, h_last = lr.linear_recurrence(*leaves, lookback=False)
+    torch.autograd.backward([h, h_last], [dy, dh_last.to(h_last.dtype)])
+    want = reference(a, x, h0, dy, dh_last)
+    got = [h, h_last, *(t.grad for t in leaves)]
+    for name, g, w in zip(("h", "h_last", "da", "dx", "dh0"), got, want, strict=True):
+        err = np.abs(g.detach().double().cpu().numpy() - w).max() / np.abs(w).max()
+        assert err < (1e-2 if dtype == torch.bfloat16 else 1e-5), (name, err)
 
 
 def test_rows_and_lookback_agree_on_many_tiles():

@@ -22,7 +22,7 @@ import scan
 import statefn
 from scan import block
 
-THREADS, ITEMS = 256, 8  # one block a row: a tile of 2048 items (128 x 8 for half-precision rows)
+THREADS, ITEMS = 256, 8  # one block a row: a tile of 2048 items (128 x 16: see _shape)
 SIMULATOR = bool(config.ENABLE_CUDASIM)  # NUMBA_ENABLE_CUDASIM=1: CPU tensors run in the simulator
 
 
@@ -87,15 +87,16 @@ def kernels(acc: type[np.floating[Any]], ITEMS: int = ITEMS) -> dict[str, Any]:
         h_before = cuda.local.array(ITEMS, acc)
         for base in block.tiles(n, items, reverse=True):  # from the row's last tile down to 0
             block.load((a[row], dy[row]), base, items, oob_default=(1.0, 0.0))
-            if base > 0:
-                block.load(h[row], base - 1, h_before)  # h[t - 1]
-            else:  # the row's first tile: h[-1] is h0
-                for i in range(ITEMS):
-                    t = cuda.threadIdx.x * ITEMS + i
-                    if t == 0:
-                        h_before[i] = h0[row]
-                    elif t <= n:
-                        h_before[i] = h[row, t - 1]
+            # h[t - 1]: the tile's own h from where it starts (whole words), moved up one
+            # item; the item before the thread's first read on its own (a line already loaded)
+            block.load(h[row], base, h_before)
+            for i in range(ITEMS - 1, 0, -1):
+                h_before[i] = h_before[i - 1]
+            t = base + cuda.threadIdx.x * ITEMS  # the thread's first item
+            if t == 0:
+                h_before[0] = h0[row]
+            elif t <= n:
+                h_before[0] = h[row, t - 1]
             for i in range(ITEMS):
                 t = base + cuda.threadIdx.x * ITEMS + i
                 dh[i] = items[i].b + (dh_last[row] if t == n - 1 else 0.0)  # dy, the seed added
@@ -144,15 +145,14 @@ def kernels(acc: type[np.floating[Any]], ITEMS: int = ITEMS) -> dict[str, Any]:
         size = block.tile_size(items)
         base = ((n - 1) // size - tile) * size
         block.load((a[row], dy[row]), base, items, oob_default=(1.0, 0.0))
-        if base > 0:
-            block.load(h[row], base - 1, h_before)
-        else:
-            for i in range(ITEMS):
-                t = cuda.threadIdx.x * ITEMS + i
-                if t == 0:
-                    h_before[i] = h0[row]
-                elif t <= n:
-                    h_before[i] = h[row, t - 1]
+        block.load(h[row], base, h_before)  # h[t - 1], as in the one-block-a-row kernel
+        for i in range(ITEMS - 1, 0, -1):
+            h_before[i] = h_before[i - 1]
+        t = base + cuda.threadIdx.x * ITEMS
+        if t == 0:
+            h_before[0] = h0[row]
+        elif t <= n:
+            h_before[0] = h[row, t - 1]
         a0 = items[0].a  # a[0] in the row's first tile's thread 0
         for i in range(ITEMS):
             t = base + cuda.threadIdx.x * ITEMS + i
@@ -208,9 +208,10 @@ def linear_recurrence(
     comes back in the accumulator's dtype (float32, or float64 for float64 tensors).
     ``lookback``: one block per tile across the GPU (True), one block per row (False), or by
     the number of rows (None: look-back when there are fewer rows than multiprocessors).
-    ``threads``, ``items``: the block size and items per thread (None: one block a row, 128
-    threads for half-precision rows, else 256, and 8 items, the fastest measured on an H100,
-    docs/linear-recurrence.md; across blocks, ``block.launch_shape(T, pair, cross_block=True)``).
+    ``threads``, ``items``: the block size and items per thread (None: one block a row at
+    128 x 16 for half-precision rows and rows of at most 2048, else 256 x 8, the fastest
+    measured on an H100, docs/linear-recurrence.md; across blocks,
+    ``block.launch_shape(T, pair, cross_block=True)``).
     """
     check_inputs(a, x, h0)
     for name, value in (("threads", threads), ("items", items)):
@@ -329,10 +330,12 @@ def _shape(
         shape = block.launch_shape(T, pair, cross_block=True)
         threads = shape.threads if threads is None else threads
         return threads, shape.items_per_thread if items is None else items
-    # half-precision rows: 128 threads (40 registers; 64 at 256 threads, sm_90)
-    if threads is None:
-        threads = 128 if dtype in (torch.float16, torch.bfloat16) else THREADS
-    return threads, ITEMS if items is None else items
+    # one block a row: a row of at most 2048 items in one tile, and half-precision rows, at
+    # 128 x 16 (two 16-byte words of each array a thread); longer float32 and float64 rows at
+    # 256 x 8 (the fastest measured, docs/linear-recurrence.md)
+    short = T <= 2048 and dtype != torch.float64
+    default = (128, 16) if short or dtype in (torch.float16, torch.bfloat16) else (THREADS, ITEMS)
+    return default[0] if threads is None else threads, default[1] if items is None else items
 
 
 def _use_lookback(lookback: bool | None, rows: int, device: torch.device) -> bool:
