@@ -87,16 +87,15 @@ def kernels(acc: type[np.floating[Any]], ITEMS: int = ITEMS) -> dict[str, Any]:
         h_before = cuda.local.array(ITEMS, acc)
         for base in block.tiles(n, items, reverse=True):  # from the row's last tile down to 0
             block.load((a[row], dy[row]), base, items, oob_default=(1.0, 0.0))
-            # h[t - 1]: the tile's own h from where it starts (whole words), moved up one
-            # item; the item before the thread's first read on its own (a line already loaded)
-            block.load(h[row], base, h_before)
-            for i in range(ITEMS - 1, 0, -1):
-                h_before[i] = h_before[i - 1]
-            t = base + cuda.threadIdx.x * ITEMS  # the thread's first item
-            if t == 0:
-                h_before[0] = h0[row]
-            elif t <= n:
-                h_before[0] = h[row, t - 1]
+            if base > 0:
+                block.load(h[row], base - 1, h_before)  # h[t - 1]
+            else:  # the row's first tile: h[-1] is h0
+                for i in range(ITEMS):
+                    t = cuda.threadIdx.x * ITEMS + i
+                    if t == 0:
+                        h_before[i] = h0[row]
+                    elif t <= n:
+                        h_before[i] = h[row, t - 1]
             for i in range(ITEMS):
                 t = base + cuda.threadIdx.x * ITEMS + i
                 dh[i] = items[i].b + (dh_last[row] if t == n - 1 else 0.0)  # dy, the seed added
@@ -145,14 +144,15 @@ def kernels(acc: type[np.floating[Any]], ITEMS: int = ITEMS) -> dict[str, Any]:
         size = block.tile_size(items)
         base = ((n - 1) // size - tile) * size
         block.load((a[row], dy[row]), base, items, oob_default=(1.0, 0.0))
-        block.load(h[row], base, h_before)  # h[t - 1], as in the one-block-a-row kernel
-        for i in range(ITEMS - 1, 0, -1):
-            h_before[i] = h_before[i - 1]
-        t = base + cuda.threadIdx.x * ITEMS
-        if t == 0:
-            h_before[0] = h0[row]
-        elif t <= n:
-            h_before[0] = h[row, t - 1]
+        if base > 0:
+            block.load(h[row], base - 1, h_before)
+        else:
+            for i in range(ITEMS):
+                t = cuda.threadIdx.x * ITEMS + i
+                if t == 0:
+                    h_before[i] = h0[row]
+                elif t <= n:
+                    h_before[i] = h[row, t - 1]
         a0 = items[0].a  # a[0] in the row's first tile's thread 0
         for i in range(ITEMS):
             t = base + cuda.threadIdx.x * ITEMS + i
