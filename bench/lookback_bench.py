@@ -1587,6 +1587,41 @@ def simulate(cfgs: Sequence[Config]) -> int:
 # ---------------------------------------------------------------------------- command line
 
 
+def profile_launch(
+    task: str, dtype: str, size: tuple[int, int], shape: tuple[int, int], ordered: bool
+) -> int:
+    """Launch one look-back kernel twice (the first compiles) and check it: for Nsight Compute.
+
+    Beside the C++ program's variant of the same shape, e.g.::
+
+        ncu -k regex:recurrence --launch-skip 1 --launch-count 1 \\
+            python bench/lookback_bench.py --task recurrence --config 128x32 \\
+            --profile-launch default
+        ncu -k regex:DeviceScanKernel --launch-skip 1 --launch-count 1 \\
+            cub_lookback recurrence --n 134217728 \\
+            --variants inclusive_scan_tuned_t128_i32 --reps 1 --warmup 1
+
+    Returns 1 if the result is wrong.
+    """
+    import scan
+
+    if task == "rows":
+        raise SystemExit("--profile-launch takes --task cumsum or --task recurrence")
+    cfg = Config(task, shape[0], shape[1], "pair" if task == "recurrence" else dtype)
+    n = size[0] * size[1]
+    data = Data.make(task, dtype, 1, n)
+    status = scan.tile_status(cfg.tiles(n), value_dtype(cfg), deterministic=ordered)
+    launch = project_kernel(cfg)[cfg.grid(1, n), cfg.threads]
+    for _ in range(2):
+        data.poison()
+        status.reset()
+        launch(data.src, data.out, status)
+    cuda.synchronize()
+    bad = data.bad()
+    print(f"{cfg.key} n={n} deterministic={ordered}: {bad} wrong elements", flush=True)
+    return 1 if bad else 0
+
+
 def parse_size(text: str) -> tuple[str, tuple[int, int]]:
     """``TASK=ROWSxCOLS`` (or ``TASK=N`` for one row) into ``(task, (rows, cols))``."""
     task, sep, shape = text.partition("=")
@@ -1668,6 +1703,12 @@ def main(argv: list[str] | None = None) -> int:
         "--build-only", action="store_true", help="compile for sm_90 only (no GPU needed)"
     )
     parser.add_argument(
+        "--profile-launch",
+        choices=("default", "ordered"),
+        help="for a profiler: launch the first task's project kernel at the first --config "
+        "(default 128x32) twice with a default or deterministic status, check it, and stop",
+    )
+    parser.add_argument(
         "--simulate",
         action="store_true",
         help="run the project kernels in the CUDA simulator on small sizes "
@@ -1690,6 +1731,10 @@ def main(argv: list[str] | None = None) -> int:
         return build_only(cfgs, build_dir, (9, 0))
     from numba.core import config as numba_config
 
+    if args.profile_launch:
+        size = sizes[tasks[0]]
+        shape = (args.shapes or [(128, 32)])[0]
+        return profile_launch(tasks[0], dtypes[0], size, shape, args.profile_launch == "ordered")
     if args.simulate:
         if not numba_config.ENABLE_CUDASIM:
             parser.error("--simulate needs NUMBA_ENABLE_CUDASIM=1")
