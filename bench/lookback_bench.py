@@ -1603,19 +1603,16 @@ def profile_launch(
 
     Returns 1 if the result is wrong.
     """
-    import scan
-
-    if task == "rows":
-        raise SystemExit("--profile-launch takes --task cumsum or --task recurrence")
     cfg = Config(task, shape[0], shape[1], "pair" if task == "recurrence" else dtype)
     n = size[0] * size[1]
     data = Data.make(task, dtype, 1, n)
-    status = scan.tile_status(cfg.tiles(n), value_dtype(cfg), deterministic=ordered)
-    launch = project_kernel(cfg)[cfg.grid(1, n), cfg.threads]
+    # the benchmark's own contenders: "project" and "project_ordered" reset, then scan
+    entries = {e.impl: e for e in project_entries(data, cfg)}
+    launch = entries["project_ordered" if ordered else "project"].launch
+    assert launch is not None
     for _ in range(2):
         data.poison()
-        status.reset()
-        launch(data.src, data.out, status)
+        launch()
     cuda.synchronize()
     bad = data.bad()
     print(f"{cfg.key} n={n} deterministic={ordered}: {bad} wrong elements", flush=True)
@@ -1732,6 +1729,8 @@ def main(argv: list[str] | None = None) -> int:
     from numba.core import config as numba_config
 
     if args.profile_launch:
+        if tasks[0] == "rows":
+            parser.error("--profile-launch takes --task cumsum or --task recurrence")
         size = sizes[tasks[0]]
         shape = (args.shapes or [(128, 32)])[0]
         return profile_launch(tasks[0], dtypes[0], size, shape, args.profile_launch == "ordered")
