@@ -45,39 +45,6 @@ def test_project_kernel_links_for_sm90(cfg: Any) -> None:
     assert usage.local == 0, f"{cfg.key}: {usage.local} bytes of local memory a thread"
 
 
-def _deterministic_signature(cfg: Any) -> tuple[Any, ...]:
-    from numba import from_dtype, types
-
-    array, _, _ = lookback_bench.project_signature(cfg)
-    value = lookback_bench.value_dtype(cfg)
-    status = scan.tile_status_dtype(value, deterministic=True)
-    return (array, array, types.Array(from_dtype(status), 1, "C"))
-
-
-@pytest.mark.parametrize(
-    ("kernel", "dtype"), [("cumsum", "int32"), ("cumsum", "float32"), ("recurrence", "pair")]
-)
-def test_a_deterministic_status_costs_no_registers(kernel: str, dtype: str) -> None:
-    """At the shape ``launch_shape(..., cross_block=True)`` proposes, the ordered look-back's
-    kernel holds as many registers a thread as CUB's look-back's: as many blocks a
-    multiprocessor. (Its walk over unpublished anchors once kept the tiles' aggregates live
-    across it: 64 registers against 56, 8 blocks against 9, for float32 sums at 128 x 32.)"""
-    shape = scan.block.launch_shape(
-        2**28,
-        lookback_bench.value_dtype(lookback_bench.Config(kernel, 128, 32, dtype)),
-        cross_block=True,
-    )
-    cfg = lookback_bench.Config(kernel, shape.threads, shape.items_per_thread, dtype)
-    regs = []
-    for sig in (lookback_bench.project_signature(cfg), _deterministic_signature(cfg)):
-        cubin = scan.compile(lookback_bench.make_kernel(cfg), sig, cc=CC, block=cfg.threads)
-        usage = toolchain.only_kernel(cubin)
-        assert usage.local == 0
-        regs.append(usage.regs)
-    default, ordered = regs
-    assert ordered <= default, f"{cfg.key}: {ordered} registers a thread against {default}"
-
-
 def test_default_configurations() -> None:
     cfgs = lookback_bench.configs(lookback_bench.TASKS)
     by_kernel: dict[str, list[Any]] = {}

@@ -377,8 +377,8 @@ struct ordered_lookback_op_t {
     const int anchor = (tile_index - 1) / 32 * 32;
     const int count = tile_index - 1 - anchor;  // tiles between the anchor and this one
     // lanes below count: those tiles; the others: the anchor
-    const int mine = lane < count ? anchor + 1 + lane : anchor;
-    tile_state.WaitForValid(mine, status, value, poll);
+    tile_state.WaitForValid(lane < count ? anchor + 1 + lane : anchor, status, value, poll);
+    const value_t between = combine(value, lane, count);
     value_t prefix = cub::ShuffleIndex<32>(value, count, 0xffffffffu);
     if (!__shfl_sync(0xffffffffu, status == cub::SCAN_TILE_INCLUSIVE, count)) {
       // the nearest earlier anchor with an inclusive prefix: lane l looks at the
@@ -406,11 +406,8 @@ struct ordered_lookback_op_t {
         const bool done = __shfl_sync(0xffffffffu, status == cub::SCAN_TILE_INCLUSIVE, 31);
         prefix = done ? last : scan_op_t{}(scan_op_t{}(prefix, group), last);
       }
-      // the tiles between the anchor and this one again (valid since the first
-      // look, and never inclusive: only anchors publish), not kept across the walk
-      tile_state.WaitForValid(mine, status, value, poll);
     }
-    const value_t exclusive = count > 0 ? scan_op_t{}(prefix, combine(value, lane, count)) : prefix;
+    const value_t exclusive = count > 0 ? scan_op_t{}(prefix, between) : prefix;
     if (lane == 0 && tile_index % 32 == 0)
       tile_state.SetInclusive(tile_index, scan_op_t{}(exclusive, block_aggregate));
     return exclusive;
