@@ -94,18 +94,29 @@ def _blocked_tail(plan: TileIOPlan) -> str:
     )
 
 
-def word_moves(load: bool, address: str, buffer: str, words: int) -> list[str]:
+def word_moves(
+    load: bool, address: str, buffer: str, words: int, *, word_index: str | None = None
+) -> list[str]:
     """C++ lines moving `words` 16-byte words between `address` (in the array) and the
-    local array `buffer`: loads (`load`) or stores; the caller checks the alignment."""
+    local array `buffer`: loads (`load`) or stores; the caller checks the alignment.
+
+    With `word_index`, the words start at word `word_index` of `address` (the
+    array's 16-byte words counted from it) instead of at `address` itself.
+    """
+    const = "const " if load else ""
+    pointer = f"reinterpret_cast<{const}uint4*>({address})"
+    if word_index is not None:
+        pointer += f" + {word_index}"
+    first = f"{const}uint4* v = {pointer};"
     if load:
         return [
-            f"const uint4* v = reinterpret_cast<const uint4*>({address});",
+            first,
             f"uint4 w[{words}];",
             f"for (int k = 0; k < {words}; ++k) w[k] = v[k];",
             f"memcpy(&{buffer}, w, sizeof(w));",
         ]
     return [
-        f"uint4* v = reinterpret_cast<uint4*>({address});",
+        first,
         f"uint4 w[{words}];",
         f"memcpy(w, &{buffer}, sizeof(w));",
         f"for (int k = 0; k < {words}; ++k) v[k] = w[k];",
@@ -136,13 +147,8 @@ def _vector_words(plan: TileIOPlan) -> str:
     buffer = "thread_items" if plan.array_dtypes is None else "memory_items"
     bx, by, bz = plan.block
     words = nbytes // 16
-    load = plan.direction == "load"
-    const = "const " if load else ""
-    lines = word_moves(load, "", buffer, words)
-    lines[0] = (
-        f"{const}uint4* v = reinterpret_cast<{const}uint4*>(p) + "
-        f"cub::RowMajorTid({bx}, {by}, {bz}) * {words};"
-    )
+    rank = f"cub::RowMajorTid({bx}, {by}, {bz})"
+    lines = word_moves(plan.direction == "load", "p", buffer, words, word_index=f"{rank} * {words}")
     return "\n      ".join(lines)
 
 
