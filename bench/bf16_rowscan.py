@@ -36,6 +36,10 @@ Contenders
     ``tl.load(...).to(tl.float32)``, ``tl.cumsum`` plus the carried total,
     ``.to(tl.bfloat16)`` (``bench/_triton_bf16.py``), tuned per shape over
     BLOCK x num_warps x num_stages.
+``copy``
+    ``y.copy_(x)``: a device-to-device copy of the same bytes, the memory
+    roofline (no contender is timed against it as a rival; each best is
+    reported as a fraction of it).
 
 Configurations: threads x items in (128, 8), (256, 8), (256, 16), (512, 8);
 CUB's with ``vectorize`` and ``warp_transpose`` tile I/O and both scan
@@ -339,7 +343,7 @@ class Data:
 class Entry:
     """One contender and what it measured."""
 
-    impl: str  # "project", "cub_cpp", "torch", "triton"
+    impl: str  # "project", "cub_cpp", "torch", "triton", "copy"
     config: str
     launch: Callable[[], None]
     fields: dict[str, object]
@@ -374,7 +378,10 @@ def check(data: Data, entry: Entry, stage: str) -> bool:
         cuda.synchronize()
         entry.launch()
         cuda.synchronize()
-        bad = data.bad()
+        if entry.impl == "copy":
+            bad = int((data.y != data.x).sum().item())
+        else:
+            bad = data.bad()
     except Exception as exc:
         _common.emit_error(exc, **label, stage=stage)
         return False
@@ -425,6 +432,17 @@ def make_torch_launch(data: Data) -> Callable[[], None]:
 
     def launch() -> None:
         torch.cumsum(x, dim=1, out=y)
+
+    return launch
+
+
+def make_copy_launch(data: Data) -> Callable[[], None]:
+    """``launch()`` of a device-to-device copy of the input into the output: the same bytes
+    read and written as a scan's, the memory roofline no scan of them can beat."""
+    x, y = data.x, data.y
+
+    def launch() -> None:
+        y.copy_(x)
 
     return launch
 
@@ -497,6 +515,7 @@ def _setup(
             continue
         entries.append(Entry("cub_cpp", cfg.label, launch, fields, cfg))
     entries.append(Entry("torch", "cumsum", make_torch_launch(data), {}))
+    entries.append(Entry("copy", "device_to_device", make_copy_launch(data), {}))
     if not no_triton:
         for tcfg in triton_configs(quick, data.cols):
             fields = {"block": tcfg.block, "warps": tcfg.warps, "stages": tcfg.stages}
@@ -527,7 +546,7 @@ def run_shape(data: Data, entries: list[Entry], spin: Any, reps: int, warmup: in
     for entry in entries:
         if entry.ok:
             entry.ok = check(data, entry, "check after timing")
-    best = {impl: _best(entries, impl) for impl in ("cub_cpp", "triton", "torch")}
+    best = {impl: _best(entries, impl) for impl in ("cub_cpp", "triton", "torch", "copy")}
     cub = {e.cfg: e for e in entries if e.impl == "cub_cpp"}
     for entry in entries:
         ms = entry.median_ms
@@ -549,6 +568,7 @@ def run_shape(data: Data, entries: list[Entry], spin: Any, reps: int, warmup: in
                 ("cub_cpp", "vs_best_cub"),
                 ("triton", "vs_best_triton"),
                 ("torch", "vs_torch"),
+                ("copy", "vs_copy"),
             ):
                 b = best[impl]
                 fields[key] = b.median_ms / ms if b and entry.ok else float("nan")
@@ -643,7 +663,9 @@ def report_lines(results: Sequence[tuple[Data, list[Entry]]]) -> list[str]:
                 f"{_fmt(c_ms, 4)} | {_fmt(p_ms, 4)} | {_fmt(gbps, 0)} | {_fmt(c_ms / p_ms)} |"
             )
         lines.append("")
-        best = {impl: _best(entries, impl) for impl in ("project", "cub_cpp", "triton", "torch")}
+        best = {
+            impl: _best(entries, impl) for impl in ("project", "cub_cpp", "triton", "torch", "copy")
+        }
         for impl, b in best.items():
             text = "none"
             if b:
@@ -657,6 +679,14 @@ def report_lines(results: Sequence[tuple[Data, list[Entry]]]) -> list[str]:
                 lines.append(
                     f"- best project vs best {impl}: speed {b.median_ms / bp.median_ms:.3f}"
                 )
+        copy = best["copy"]
+        if copy:
+            fractions = ", ".join(
+                f"{impl} {copy.median_ms / b.median_ms:.3f}"
+                for impl in ("project", "cub_cpp", "triton")
+                if (b := best[impl])
+            )
+            lines.append(f"- best of each against the copy of the same bytes: {fractions}")
         defaults = [e for e in entries if e.impl == "project" and e.cfg and e.cfg.algo == "default"]
         best_default = _best(defaults, "project")
         if best_default and best["cub_cpp"]:

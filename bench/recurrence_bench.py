@@ -268,18 +268,26 @@ def _time(call: Callable[[], object], reps: int) -> float:
     return statistics.median(_torch_util.time_ms(call, reps=reps, warmup=3))
 
 
-def run_shape(
-    shape: tuple[int, int, int], dtype_name: str, impls: list[Contender], args: argparse.Namespace
-) -> list[dict[str, Any]]:
+def make_inputs(shape: tuple[int, int, int], dtype_name: str, seed: int) -> tuple[Any, Any, Any]:
+    """``a`` uniform in [0.5, 1), ``x`` and ``dy`` standard normal, on the GPU."""
     import torch
 
     dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[
         dtype_name
     ]
-    gen = torch.Generator(device="cuda").manual_seed(args.seed)
+    gen = torch.Generator(device="cuda").manual_seed(seed)
     a = (torch.rand(shape, device="cuda", generator=gen) * 0.5 + 0.5).to(dtype)
     x = torch.randn(shape, device="cuda", generator=gen).to(dtype)
     dy = torch.randn(shape, device="cuda", generator=gen).to(dtype)
+    return a, x, dy
+
+
+def run_shape(
+    shape: tuple[int, int, int], dtype_name: str, impls: list[Contender], args: argparse.Namespace
+) -> list[dict[str, Any]]:
+    import torch
+
+    a, x, dy = make_inputs(shape, dtype_name, args.seed)
     ref_h, ref_da, ref_dx = reference(a, x, dy)
     n = a.numel()
     size = a.element_size()
@@ -293,7 +301,7 @@ def run_shape(
             "shape": "x".join(map(str, shape)),
             "dtype": dtype_name,
         }
-        why = impl.supports(shape, dtype)
+        why = impl.supports(shape, a.dtype)
         if why:
             _common.emit("SKIP", **label, why=why)
             continue
@@ -372,6 +380,43 @@ def run_shape(
     return rows
 
 
+def profile_launch(impl: Contender, shape: tuple[int, int, int], dtype_name: str, seed: int) -> int:
+    """Run one contender's forward twice, then forward and backward twice, and check the last
+    outputs against the float64 reference: for Nsight Compute, e.g.::
+
+        ncu -k regex:"forward|backward" --launch-count 6 python bench/recurrence_bench.py \\
+            --shapes 8x1536x2048 --dtypes bfloat16 --profile-launch project
+
+    The kernels launch in the order forward, forward, forward, backward, forward, backward (the
+    first of each compiles); the reference kernels (also named ``forward`` and ``backward``)
+    come after them. Returns 1 if an output is off.
+    """
+    import torch
+
+    a, x, dy = make_inputs(shape, dtype_name, seed)
+    inputs = impl.prepare(a, x, dy)
+    for _ in range(2):
+        impl.forward(inputs)
+    torch.cuda.synchronize()
+    for _ in range(2):
+        impl.forward_backward(inputs)
+    torch.cuda.synchronize()
+    got = impl.outputs(inputs)
+    torch.cuda.synchronize()
+    want = reference(a, x, dy)
+    tol = 1e-4 if dtype_name == "float32" else 3e-2
+    errors = [rel_error(g, w) for g, w in zip(got, want, strict=True)]
+    ok = all(math.isfinite(e) and e < tol for e in errors)
+    shape_text = "x".join(map(str, shape))
+    print(
+        f"{impl.name} {shape_text} {dtype_name}: relative L2 error h, da, dx "
+        + ", ".join(f"{e:.2e}" for e in errors)
+        + ("" if ok else f" (over {tol:g})"),
+        flush=True,
+    )
+    return 0 if ok else 1
+
+
 def report(rows: list[dict[str, Any]], out: Path) -> None:
     import csv
 
@@ -421,6 +466,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--shapes", default="", help="BxCxT,... (default: the four of the issue)")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--profile-launch",
+        default="",
+        metavar="IMPL",
+        help="for a profiler: run IMPL (project, a peer, or project_rows_TxI / "
+        "project_lookback_TxI from --configs) on the first shape and dtype, forward twice, "
+        "forward and backward twice, check it, and exit",
+    )
     args = parser.parse_args(argv)
     args.peers = [p for p in args.peers.split(",") if p]
     args.configs = [tuple(map(int, c.split("x"))) for c in args.configs.split(",") if c]
@@ -432,6 +485,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.rounds, args.reps = 2, 3
     example = _example()
+    if args.profile_launch:
+        args.peers = [p for p in args.peers if p == args.profile_launch]
+        chosen = [c for c in contenders(args, example) if c.name == args.profile_launch]
+        if not chosen:
+            parser.error(f"--profile-launch {args.profile_launch}: no such contender here")
+        return profile_launch(chosen[0], shapes[0], args.dtypes.split(",")[0], args.seed)
     impls = contenders(args, example)
     rows: list[dict[str, Any]] = []
     t0 = time.perf_counter()
