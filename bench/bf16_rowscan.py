@@ -378,10 +378,7 @@ def check(data: Data, entry: Entry, stage: str) -> bool:
         cuda.synchronize()
         entry.launch()
         cuda.synchronize()
-        if entry.impl == "copy":
-            bad = int((data.y != data.x).sum().item())
-        else:
-            bad = data.bad()
+        bad = int((data.y != data.x).sum().item()) if entry.impl == "copy" else data.bad()
     except Exception as exc:
         _common.emit_error(exc, **label, stage=stage)
         return False
