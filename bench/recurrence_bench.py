@@ -111,6 +111,17 @@ def rel_error(got: Any, want: Any) -> float:
     return diff / base if base else diff
 
 
+def tolerance(dtype_name: str) -> float:
+    """The largest relative L2 error an output may have against the float64 reference."""
+    return 1e-4 if dtype_name == "float32" else 3e-2
+
+
+def within(errors: Any, dtype_name: str) -> bool:
+    """Whether every error is finite and within :func:`tolerance`."""
+    tol = tolerance(dtype_name)
+    return all(math.isfinite(e) and e < tol for e in errors)
+
+
 # ---------------------------------------------------------------------------- contenders
 
 
@@ -321,8 +332,7 @@ def run_shape(
             _common.emit_error(exc, **label, stage="check")
             torch.cuda.synchronize()
             continue
-        tol = 1e-4 if dtype_name == "float32" else 3e-2
-        ok = all(math.isfinite(e) and e < tol for e in errors.values())
+        ok = within(errors.values(), dtype_name)
         record = {
             **label,
             **errors,
@@ -404,14 +414,13 @@ def profile_launch(impl: Contender, shape: tuple[int, int, int], dtype_name: str
     got = impl.outputs(inputs)
     torch.cuda.synchronize()
     want = reference(a, x, dy)
-    tol = 1e-4 if dtype_name == "float32" else 3e-2
     errors = [rel_error(g, w) for g, w in zip(got, want, strict=True)]
-    ok = all(math.isfinite(e) and e < tol for e in errors)
+    ok = within(errors, dtype_name)
     shape_text = "x".join(map(str, shape))
     print(
         f"{impl.name} {shape_text} {dtype_name}: relative L2 error h, da, dx "
         + ", ".join(f"{e:.2e}" for e in errors)
-        + ("" if ok else f" (over {tol:g})"),
+        + ("" if ok else f" (over {tolerance(dtype_name):g})"),
         flush=True,
     )
     return 0 if ok else 1
