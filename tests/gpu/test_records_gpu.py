@@ -76,7 +76,7 @@ def _copy_kernel(algorithm: str, threads: int, items: int) -> Any:
 
 @pytest.mark.sanitize
 @pytest.mark.parametrize("shift", [0, 4])
-@pytest.mark.parametrize("algorithm", ["warp_transpose", "direct", "transpose"])
+@pytest.mark.parametrize("algorithm", ["warp_transpose", "direct", "transpose", "striped"])
 def test_records_move_the_same_at_any_4_byte_alignment(algorithm, shift):
     """8-byte records aligned to 4 move as 8-byte words where the array is 8-byte aligned, and
     field by field where a view starts 4 bytes past that: the same bits, and no misaligned
