@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from typing import Any
 
 import numpy as np
 import pytest
+from numba import cuda
 from numba.cuda.np.numpy_support import from_dtype
 
 import scan
+from scan import block
 
 pytestmark = pytest.mark.gpu
 
@@ -55,3 +58,41 @@ def test_recurrence_has_no_local_memory(tmp_path):
     ).stdout
     assert "LDL" not in sass
     assert "STL" not in sass
+
+
+PAIR32 = np.dtype([("a", np.float32), ("b", np.float32)], align=True)
+
+
+def _copy_kernel(algorithm: str, threads: int, items: int) -> Any:
+    @cuda.jit
+    def copy(src, dst):
+        buf = cuda.local.array(items, PAIR32)
+        for base in block.tiles(src.shape[0], items):
+            block.load(src, base, buf, algorithm=algorithm)
+            block.store(dst, base, buf, algorithm=algorithm)
+
+    return copy
+
+
+@pytest.mark.sanitize
+@pytest.mark.parametrize("shift", [0, 4])
+@pytest.mark.parametrize("algorithm", ["warp_transpose", "direct", "transpose", "striped"])
+def test_records_move_the_same_at_any_4_byte_alignment(algorithm, shift):
+    """8-byte records aligned to 4 move as 8-byte words where the array is 8-byte aligned, and
+    field by field where a view starts 4 bytes past that: the same bits, and no misaligned
+    access (memcheck reports one; without it the GPU faults)."""
+    threads, items, n = 128, 4, 128 * 4 * 5 + 37  # five full tiles and a partial one
+    rng = np.random.default_rng(shift)
+    values = np.zeros(n, PAIR32)
+    values["a"] = rng.standard_normal(n)
+    values["b"] = rng.standard_normal(n)
+    raw = np.zeros(n * 8 + 8, np.uint8)
+    raw[shift : shift + n * 8] = values.view(np.uint8)
+    d_src = cuda.to_device(raw)
+    d_dst = cuda.to_device(np.zeros_like(raw))
+    src = d_src[shift : shift + n * 8].view(PAIR32)
+    dst = d_dst[shift : shift + n * 8].view(PAIR32)
+    assert src.__cuda_array_interface__["data"][0] % 8 == shift
+    _copy_kernel(algorithm, threads, items)[1, threads](src, dst)
+    got = d_dst.copy_to_host()
+    np.testing.assert_array_equal(got[shift : shift + n * 8], raw[shift : shift + n * 8])

@@ -96,6 +96,10 @@ CASES = {
 }
 
 
+#: a record of two float32: 8 bytes, aligned to 4
+PAIR32 = np.dtype([("a", np.float32), ("b", np.float32)], align=True)
+
+
 def io_plan(**over):
     kwargs = {
         "function": "load",
@@ -127,6 +131,22 @@ IO_CASES = {
     "store_zipped_field": zipped_plan("store", "warp_transpose", field="b"),
     # fields whose exchanges would take more than ZIPPED_OWN_STORAGE share a buffer
     "load_zipped_shared_storage": zipped_plan("load", "transpose", threads=512, items=16),
+    # records of 8 bytes aligned to 4: full tiles move 8-byte words where the tile is aligned
+    "load_record_words": io_plan(
+        algorithm="warp_transpose",
+        array=ArrayFact(PAIR32),
+        items=ArrayFact(PAIR32, 1, 4),
+        oob_default=None,
+        block=(128, 1, 1),
+    ),
+    "store_complex64_words": io_plan(
+        function="store",
+        algorithm="direct",
+        array=ArrayFact(np.complex64),
+        items=ArrayFact(np.complex64, 1, 2),
+        oob_default=None,
+        block=(64, 1, 1),
+    ),
 }
 
 

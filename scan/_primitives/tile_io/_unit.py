@@ -29,6 +29,7 @@ from ._plan import TileIOPlan
 __all__ = [
     "ZIPPED_OWN_STORAGE",
     "conversion_decl",
+    "record_word",
     "tile_io_unit",
     "whole_warps_partial",
     "word_moves",
@@ -150,6 +151,33 @@ def _vector_words(plan: TileIOPlan) -> str:
     rank = f"cub::RowMajorTid({bx}, {by}, {bz})"
     lines = word_moves(plan.direction == "load", "p", buffer, words, word_index=f"{rank} * {words}")
     return "\n      ".join(lines)
+
+
+#: the unsigned word CUDA moves in one access, by size in bytes
+_WORDS = {8: "uint2", 16: "uint4"}
+
+
+def record_word(plan: TileIOPlan) -> str | None:
+    """The word type a full tile's items move as, where they are less aligned than their size.
+
+    A record or complex item of 8 or 16 bytes aligned to less than its size
+    (NumPy's alignment: a record of two float32 is aligned to 4, complex64 to
+    4, complex128 to 8) moves as one access a field (two ``LDG.E`` an 8-byte
+    record of two float32) where CUB's own ``float2`` moves as one 8-byte
+    access: the compiler may not assume more than the type's alignment. Where
+    the tile's address is aligned to the item's size (every array NumPy,
+    Numba or torch allocates, and every slice of one), the full tile moves
+    the items as ``uint2``/``uint4`` words through the same CUB algorithm,
+    bit for bit; elsewhere as before. None where the items move as they are:
+    a converting or ``vectorize`` plan (whole 16-byte words already), a
+    scalar item, or one aligned to its size.
+    """
+    item = plan.array_dtype
+    if plan.array_dtypes is not None or plan.algorithm == "vectorize":
+        return None
+    if item.alignment >= item.itemsize:
+        return None
+    return _WORDS.get(item.itemsize)
 
 
 def _converted_items(plan: TileIOPlan) -> str:
@@ -281,6 +309,42 @@ def _tile_moves(plan: TileIOPlan) -> dict[str, Any]:
             "    } else {\n" + fallback_call + "    }"
         )
     n = plan.items_per_thread
+    word = record_word(plan)
+    if word is not None:
+        # the same algorithm over words (its own temp storage, overlaid on the items' in a union)
+        shape = f"{plan.block[0]}, {plan.items_per_thread}, cub::{algos[plan.algorithm]}"
+        dims = f"{plan.block[1]}, {plan.block[2]}"
+        const = "const " if load else ""
+        extra_types = "\n".join(
+            [
+                f"using block_words_t = cub::{'BlockLoad' if load else 'BlockStore'}"
+                f"<{word}, {shape}, {dims}>;",
+                "// the items' temp storage, or the words'",
+                "union words_or_items_t {",
+                "  typename block_io_t::TempStorage items;",
+                "  typename block_words_t::TempStorage words;",
+                "  __device__ __forceinline__ operator typename block_io_t::TempStorage&()"
+                " { return items; }",
+                "};",
+            ]
+        )
+        temp_type = "words_or_items_t"
+        words_call = (
+            f"block_words_t(temp_storage.words).{method}("
+            f"reinterpret_cast<{const}{word}*>(p), words);"
+        )
+        moves = (
+            [f"{word} words[{n}];", words_call, "memcpy(&thread_items, words, sizeof(words));"]
+            if load
+            else [f"{word} words[{n}];", "memcpy(words, &thread_items, sizeof(words));", words_call]
+        )
+        full = (
+            f"    if (reinterpret_cast<unsigned long long>(p) % sizeof({word}) == 0) {{\n"
+            + "".join(f"      {line}\n" for line in moves)
+            + "    } else {\n"
+            f"  {full}\n"
+            "    }"
+        )
     if convert and load:
         full = (
             f"    memory_t memory_items[{n}];\n{full}\n"

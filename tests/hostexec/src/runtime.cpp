@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -483,6 +484,13 @@ void check_global(const void* p, size_t n, bool write, const char* what) {
          static_cast<long>(near->end - near->begin));
   fail("%s: global %s of %zu bytes at %p: no array registered", what,
        write ? "write" : "read", n, p);
+}
+
+void check_aligned(const void* p, size_t align, bool write, const char* what) {
+  const auto address = reinterpret_cast<uintptr_t>(p);
+  if (address % align != 0)
+    fail("%s: global %s at an address %zu bytes past a multiple of %zu: misaligned for its type",
+         what, write ? "write" : "read", static_cast<size_t>(address % align), align);
 }
 
 void launch(const Launch& cfg) {

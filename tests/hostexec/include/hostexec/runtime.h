@@ -96,6 +96,8 @@ void sstore(T* p, const T& v, const char* what) {
 // -- global memory ----------------------------------------------------------------
 //: Refuse an access of `n` bytes at `p` outside every buffer the launch registered.
 void check_global(const void* p, size_t n, bool write, const char* what);
+//: Refuse an access at `p` of a type aligned to `align` (a GPU faults on a misaligned one).
+void check_aligned(const void* p, size_t align, bool write, const char* what);
 
 // -- undefined values ---------------------------------------------------------------
 //: What a primitive returns where CUB leaves a result undefined.

@@ -20,6 +20,7 @@ namespace hx {
 template <class T>
 T load_global(const T* p, const char* what) {
   check_global(p, sizeof(T), false, what);
+  check_aligned(p, alignof(T), false, what);
   T v;
   std::memcpy(static_cast<void*>(&v), static_cast<const void*>(p), sizeof(T));
   return v;

@@ -19,6 +19,7 @@ namespace hx {
 template <class T>
 void store_global(T* p, const T& v, const char* what) {
   check_global(p, sizeof(T), true, what);
+  check_aligned(p, alignof(T), true, what);
   std::memcpy(static_cast<void*>(p), static_cast<const void*>(&v), sizeof(T));
 }
 
