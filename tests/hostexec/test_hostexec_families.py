@@ -113,6 +113,38 @@ def test_lookback_runs_met_every_status() -> None:
         assert any(event in met and n > 0 for met, n in _MET.items()), (event, _MET)
 
 
+def _one_block(
+    dtype: np.dtype[Any], pointers: list[str], body: list[str], setup: list[str]
+) -> list[str]:
+    """A driver running `body` in one block of 64 threads, each with ``value_t items[4]``;
+    ``Args`` holds the `pointers` (``value_t*``), which `setup` sets in ``main``."""
+    return [
+        "namespace hostexec_driver {",
+        value_decls(dtype),
+        "struct Args { " + " ".join(f"value_t* {name};" for name in pointers) + " };",
+        "void kernel(void* p) {",
+        "  Args& a = *static_cast<Args*>(p);",
+        "  value_t items[4];",
+        *body,
+        "}",
+        "}  // namespace hostexec_driver",
+        "int main(int argc, char** argv) {",
+        "  using namespace hostexec_driver;",
+        "  ::hx::Harness h(argc, argv);",
+        "  Args a;",
+        *setup,
+        "  ::hx::Launch launch;",
+        "  launch.grid = dim3{1, 1, 1};",
+        "  launch.block = dim3{64, 1, 1};",
+        "  launch.kernel = kernel;",
+        "  launch.args = &a;",
+        "  ::hx::launch(launch);",
+        "  h.finish();",
+        "  return 0;",
+        "}",
+    ]
+
+
 def test_items_keep_their_values_after_a_store(builder: Builder) -> None:
     """A store through an exchange leaves the kernel's items as they were (CUB's exchanges its
     argument in place: the generated store hands it a copy), so a second store writes them again."""
@@ -131,35 +163,12 @@ def test_items_keep_their_values_after_a_store(builder: Builder) -> None:
         args = {array: Arg(to, "256", 4), "offset": Arg("0"), "items": Arg("items", "4")}
         return "  " + call(plan, program.symbol(plan), args)
 
-    program.driver_parts = [
-        "namespace hostexec_driver {",
-        value_decls(np.dtype(np.int32)),
-        "struct Args { value_t* src; value_t* first; value_t* second; };",
-        "void kernel(void* p) {",
-        "  Args& a = *static_cast<Args*>(p);",
-        "  value_t items[4];",
-        move(load, "src", "a.src"),
-        move(store, "dst", "a.first"),
-        move(store, "dst", "a.second"),
-        "}",
-        "}  // namespace hostexec_driver",
-        "int main(int argc, char** argv) {",
-        "  using namespace hostexec_driver;",
-        "  ::hx::Harness h(argc, argv);",
-        "  Args a;",
-        '  a.src = h.buffer<value_t>("src");',
-        '  a.first = h.buffer<value_t>("first");',
-        '  a.second = h.buffer<value_t>("second");',
-        "  ::hx::Launch launch;",
-        "  launch.grid = dim3{1, 1, 1};",
-        "  launch.block = dim3{64, 1, 1};",
-        "  launch.kernel = kernel;",
-        "  launch.args = &a;",
-        "  ::hx::launch(launch);",
-        "  h.finish();",
-        "  return 0;",
-        "}",
-    ]
+    program.driver_parts = _one_block(
+        np.dtype(np.int32),
+        ["src", "first", "second"],
+        [move(load, "src", "a.src"), move(store, "dst", "a.first"), move(store, "dst", "a.second")],
+        [f'  a.{name} = h.buffer<value_t>("{name}");' for name in ("src", "first", "second")],
+    )
     src = np.arange(256, dtype=np.int32)
     zeros = np.zeros(256, np.int32)
     out = run(builder, program, {"src": src, "first": zeros, "second": zeros}, {})
@@ -193,36 +202,21 @@ def test_records_move_as_words_only_where_aligned(
         args = {array: Arg(to, str(n), 8), "offset": Arg(offset), "items": Arg("items", "4")}
         return "    " + call(plan, program.symbol(plan), args)
 
-    program.driver_parts = [
-        "namespace hostexec_driver {",
-        value_decls(pair),
-        "struct Args { value_t* src; value_t* dst; };",
-        "void kernel(void* p) {",
-        "  Args& a = *static_cast<Args*>(p);",
-        "  value_t items[4];",
-        "  for (int tile = 0; tile < 2; ++tile) {",
-        move(load, "src", "a.src", "tile * 256"),
-        move(store, "dst", "a.dst", "tile * 256"),
-        "  }",
-        "}",
-        "}  // namespace hostexec_driver",
-        "int main(int argc, char** argv) {",
-        "  using namespace hostexec_driver;",
-        "  ::hx::Harness h(argc, argv);",
-        "  Args a;",
-        '  const int shift = static_cast<int>(h.param("shift"));',
-        '  a.src = reinterpret_cast<value_t*>(h.buffer<unsigned char>("src") + shift);',
-        '  a.dst = reinterpret_cast<value_t*>(h.buffer<unsigned char>("dst") + shift);',
-        "  ::hx::Launch launch;",
-        "  launch.grid = dim3{1, 1, 1};",
-        "  launch.block = dim3{64, 1, 1};",
-        "  launch.kernel = kernel;",
-        "  launch.args = &a;",
-        "  ::hx::launch(launch);",
-        "  h.finish();",
-        "  return 0;",
-        "}",
-    ]
+    program.driver_parts = _one_block(
+        pair,
+        ["src", "dst"],
+        [
+            "  for (int tile = 0; tile < 2; ++tile) {",
+            move(load, "src", "a.src", "tile * 256"),
+            move(store, "dst", "a.dst", "tile * 256"),
+            "  }",
+        ],
+        [
+            '  const int shift = static_cast<int>(h.param("shift"));',
+            '  a.src = reinterpret_cast<value_t*>(h.buffer<unsigned char>("src") + shift);',
+            '  a.dst = reinterpret_cast<value_t*>(h.buffer<unsigned char>("dst") + shift);',
+        ],
+    )
     values = np.zeros(n, pair)
     values["a"] = np.arange(n, dtype=np.float32)
     values["b"] = -np.arange(n, dtype=np.float32) - 0.5

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import golden
+from helpers.plans import ZIP_PAIR as PAIR32  # a record of two float32: 8 bytes, aligned to 4
 from helpers.plans import scan_plan, zipped_plan
 
 import scan
@@ -94,10 +95,6 @@ CASES = {
         {},
     ),
 }
-
-
-#: a record of two float32: 8 bytes, aligned to 4
-PAIR32 = np.dtype([("a", np.float32), ("b", np.float32)], align=True)
 
 
 def io_plan(**over):

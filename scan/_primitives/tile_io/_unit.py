@@ -29,7 +29,6 @@ from ._plan import TileIOPlan
 __all__ = [
     "ZIPPED_OWN_STORAGE",
     "conversion_decl",
-    "record_word",
     "tile_io_unit",
     "whole_warps_partial",
     "word_moves",
@@ -157,7 +156,7 @@ def _vector_words(plan: TileIOPlan) -> str:
 _WORDS = {8: "uint2", 16: "uint4"}
 
 
-def record_word(plan: TileIOPlan) -> str | None:
+def _record_word(plan: TileIOPlan) -> str | None:
     """The word type a full tile's items move as, where they are less aligned than their size.
 
     A record or complex item of 8 or 16 bytes aligned to less than its size
@@ -309,7 +308,7 @@ def _tile_moves(plan: TileIOPlan) -> dict[str, Any]:
             "    } else {\n" + fallback_call + "    }"
         )
     n = plan.items_per_thread
-    word = record_word(plan)
+    word = _record_word(plan)
     if word is not None:
         # the same algorithm over words (its own temp storage, overlaid on the items' in a union)
         shape = f"{plan.block[0]}, {plan.items_per_thread}, cub::{algos[plan.algorithm]}"
