@@ -129,6 +129,13 @@ MUTATIONS = [
         'f"&static_cast<const value_t*>(oob_default)->f0"',
     ),
     Mutation(
+        "zip-words-together-field0",
+        "zipped load: a full tile's fields, loaded together, all take field 0's words",
+        "scan/_primitives/tile_io/_unit.py",
+        'f"      memcpy(&field_items, w{j}, sizeof(w{j}));",',
+        'f"      memcpy(&field_items, w0, sizeof(w{j}));",',
+    ),
+    Mutation(
         "zip-handover-warp",
         "zipped I/O: fields handed over with __syncwarp where their exchange is block-wide",
         "scan/_primitives/tile_io/_unit.py",
@@ -289,6 +296,14 @@ MUTATIONS = [
         "scan/_primitives/block_scan/_unit.py",
         "    if (lane == 0 && tile_index % 32 == 0)",
         "    if (lane == 0)",
+    ),
+    Mutation(
+        "ordered-lookback-rebuild-publishes-group",
+        "deterministic status: a rebuilt anchor is published as its group's combination, not "
+        "its inclusive prefix",
+        "scan/_primitives/block_scan/_unit.py",
+        "if (!done && lane == 0) tile_state.SetInclusive(b, prefix);",
+        "if (!done && lane == 0) tile_state.SetInclusive(b, group);",
     ),
 ]
 
