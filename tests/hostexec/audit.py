@@ -297,14 +297,6 @@ MUTATIONS = [
         "    if (lane == 0 && tile_index % 32 == 0)",
         "    if (lane == 0)",
     ),
-    Mutation(
-        "ordered-lookback-rebuild-publishes-group",
-        "deterministic status: a rebuilt anchor is published as its group's combination, not "
-        "its inclusive prefix",
-        "scan/_primitives/block_scan/_unit.py",
-        "if (!done && lane == 0) tile_state.SetInclusive(b, prefix);",
-        "if (!done && lane == 0) tile_state.SetInclusive(b, group);",
-    ),
 ]
 
 

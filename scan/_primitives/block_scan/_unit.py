@@ -329,8 +329,7 @@ _ORDERED_LOOKBACK_TYPES = """\
 // where R combines consecutive aggregates in a tree fixed by their count.
 // A tile needs only its predecessors' aggregates (partial statuses): an
 // anchor that has not published yet is rebuilt from the nearest one that
-// has, anchor by anchor, with the same formula, and published on its behalf
-// (the bits it will publish itself). The first warp calls the
+// has, anchor by anchor, with the same formula. The first warp calls the
 // callback (CUB's contract) and every lane takes part, since
 // ScanTileState::WaitForValid votes over the whole warp.
 using tile_state_t = cub::ScanTileState<value_t>;
@@ -406,9 +405,6 @@ struct ordered_lookback_op_t {
         const value_t last = cub::ShuffleIndex<32>(value, 31, 0xffffffffu);
         const bool done = __shfl_sync(0xffffffffu, status == cub::SCAN_TILE_INCLUSIVE, 31);
         prefix = done ? last : scan_op_t{}(scan_op_t{}(prefix, group), last);
-        // published for the tiles after this one, which then need not rebuild it
-        // (the anchor, when it ends its look-back, writes the same bits)
-        if (!done && lane == 0) tile_state.SetInclusive(b, prefix);
       }
     }
     const value_t exclusive = count > 0 ? scan_op_t{}(prefix, between) : prefix;

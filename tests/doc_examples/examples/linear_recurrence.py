@@ -362,14 +362,16 @@ _ZEROS: dict[tuple[Any, ...], Any] = {}
 def _zeros(rows: int, acc: torch.dtype, device: torch.device) -> Any:
     """``rows`` zeros the kernels only read (a missing h0 or h_last gradient), made once per
     device, dtype and count and never freed (kernels on any stream may read them): no fill
-    kernel in each pass. Made afresh while a CUDA graph is being captured (memory the graph
-    owns is not kept beyond it)."""
-    if device.type == "cuda" and torch.cuda.is_current_stream_capturing():
-        return torch.zeros(rows, dtype=acc, device=device)
+    kernel in each pass, nor in a CUDA graph captured after a first call. Zeros first asked
+    for while a graph is being captured are made for that graph alone (its memory is the
+    graph's: not kept beyond it)."""
     key = (str(device), acc, rows)
-    if key not in _ZEROS:
-        _ZEROS[key] = torch.zeros(rows, dtype=acc, device=device)
-    return _ZEROS[key]
+    if key in _ZEROS:
+        return _ZEROS[key]
+    zeros = torch.zeros(rows, dtype=acc, device=device)
+    if device.type != "cuda" or not torch.cuda.is_current_stream_capturing():
+        _ZEROS[key] = zeros
+    return zeros
 
 
 _STATUS: dict[tuple[Any, ...], Any] = {}

@@ -26,7 +26,6 @@
 
 #include <cub/hostexec_common.cuh>
 
-#include <cstring>
 #include <memory>
 
 namespace cub {
@@ -85,14 +84,6 @@ struct ScanTileState {
   void SetInclusive(int tile_idx, T value) {
     const int slot = checked(tile_idx, "SetInclusive");
     ::hx::check_global(&inclusive_[slot], sizeof(T), true, "cub::ScanTileState");
-    // a tile's inclusive prefix may be published more than once (a deterministic
-    // look-back publishes an anchor it rebuilt), but only ever with the same bits
-    ::hx::check_global(&status_[slot], sizeof(StatusWord), false, "cub::ScanTileState");
-    if (status_[slot] == (kTag | SCAN_TILE_INCLUSIVE) &&
-        std::memcmp(&inclusive_[slot], &value, sizeof(T)) != 0)
-      ::hx::fail("cub::ScanTileState::SetInclusive(%d): the tile's inclusive prefix was "
-                 "published before with other bits: each tile has one inclusive prefix",
-                 tile_idx);
     inclusive_[slot] = value;
     put(slot, SCAN_TILE_INCLUSIVE);
   }
