@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the generated text changes; part of every cache key.
-GENERATOR_VERSION = "17"
+GENERATOR_VERSION = "18"
 
 _BUILTIN_BODIES = {
     "+": "return a + b;",

@@ -102,6 +102,28 @@ def test_without_h0_the_state_starts_at_zero_and_h0_gets_no_gradient():
     np.testing.assert_allclose(h.detach().cpu().numpy(), want[0], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(h_last.detach().cpu().numpy(), want[1], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(leaves[0].grad.cpu().numpy(), want[2], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(leaves[1].grad.cpu().numpy(), want[3], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("lookback", [False, True])
+def test_a_loss_of_one_output_alone(lookback):
+    # the other output's gradient reaches backward as None (no tensor of zeros), twice in a row
+    lr = _example()
+    a, x, h0, dy, dh_last = _inputs((2, 1, 130), seed=11)
+    zeros = torch.zeros_like(dh_last)
+    for uses_h in (True, False, True):
+        leaves = [t.clone().requires_grad_() for t in (a, x, h0)]
+        h, h_last = lr.linear_recurrence(*leaves, lookback=lookback, **SMALL)
+        if uses_h:
+            h.backward(dy)
+            want = reference(a, x, h0, dy, zeros)
+        else:
+            h_last.backward(dh_last)
+            want = reference(a, x, h0, torch.zeros_like(dy), dh_last)
+        for name, g, w in zip(("da", "dx", "dh0"), leaves, want[2:], strict=True):
+            np.testing.assert_allclose(
+                g.grad.cpu().numpy(), w, rtol=1e-12, atol=1e-12, err_msg=name
+            )
 
 
 @pytest.mark.parametrize("lookback", [False, True])

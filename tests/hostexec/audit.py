@@ -129,6 +129,13 @@ MUTATIONS = [
         'f"&static_cast<const value_t*>(oob_default)->f0"',
     ),
     Mutation(
+        "zip-words-together-field0",
+        "zipped load: a full tile's fields, loaded together, all take field 0's words",
+        "scan/_primitives/tile_io/_unit.py",
+        'f"      memcpy(&field_items, w{j}, sizeof(w{j}));",',
+        'f"      memcpy(&field_items, w0, sizeof(w{j}));",',
+    ),
+    Mutation(
         "zip-handover-warp",
         "zipped I/O: fields handed over with __syncwarp where their exchange is block-wide",
         "scan/_primitives/tile_io/_unit.py",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 from helpers import golden
@@ -20,7 +21,7 @@ from helpers.plans import scan_plan, zipped_plan
 import scan
 import statefn
 from scan._codegen import CallbackDecl
-from scan._plan import ArrayFact, ScalarFact
+from scan._plan import ArrayFact, ScalarFact, TupleFact, ZipFact
 from scan._primitives.block_scan import render_scan
 from scan._primitives.block_scan._unit import thread_items_first
 from scan._primitives.tile_io import render_tile_io
@@ -28,6 +29,7 @@ from scan._primitives.tile_io._plan import plan_tile_io
 from scan._primitives.tile_io._unit import whole_warps_partial
 
 GOLDEN = Path(__file__).parent / "golden"
+BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 @statefn.stateful(np.int64, name="running_total")
@@ -65,6 +67,16 @@ CASES = {
             prefix_op=scan.lookback,
             prefix_state=ArrayFact(scan.tile_status_dtype(np.int32), 1),
             block=(256, 1, 1),
+            values=ArrayFact(np.int32, 1, 8),
+        ),
+        {},
+    ),
+    # a deterministic status: the ordered look-back (anchors every 32 tiles)
+    "inclusive_sum_lookback_deterministic": (
+        scan_plan(
+            prefix_op=scan.lookback,
+            prefix_state=ArrayFact(scan.tile_status_dtype(np.int32, deterministic=True), 1),
+            block=(128, 1, 1),
             values=ArrayFact(np.int32, 1, 8),
         ),
         {},
@@ -126,6 +138,16 @@ IO_CASES = {
     "load_zipped_vectorize_oob": zipped_plan("load", oob=True),
     # one field of the records stored to its array
     "store_zipped_field": zipped_plan("store", "warp_transpose", field="b"),
+    # bf16 arrays into float32 fields: a full tile loads both arrays' words, then converts
+    "load_zipped_half_words": plan_tile_io(
+        function="load",
+        array=ZipFact((ArrayFact(BF16, 1), ArrayFact(BF16, 1))),
+        items=ArrayFact(PAIR32, 1, 8),
+        algorithm="vectorize",
+        oob_default=TupleFact((np.float64, np.float64)),
+        temp_storage=None,
+        block=(256, 1, 1),
+    ),
     # fields whose exchanges would take more than ZIPPED_OWN_STORAGE share a buffer
     "load_zipped_shared_storage": zipped_plan("load", "transpose", threads=512, items=16),
     # records of 8 bytes aligned to 4: full tiles move 8-byte words where the tile is aligned

@@ -227,12 +227,16 @@ class LinearRecurrence(torch.autograd.Function):
         h, h_last = recurrence_forward(a, x, h0, *how)
         ctx.save_for_backward(a, h, h0)
         ctx.how = how
+        # an output the loss does not use gets None as its gradient, not a tensor of zeros
+        # filled by a kernel of its own: the backward pass reads shared zeros instead
+        ctx.set_materialize_grads(False)
         return h, h_last
 
     @staticmethod
     def backward(ctx: Any, dy: Any, dh_last: Any) -> Any:
         a, h, h0 = ctx.saved_tensors
-        da, dx, dh0 = recurrence_backward(a, h, dy.contiguous(), h0, dh_last, *ctx.how)
+        dy = torch.zeros_like(a) if dy is None else dy.contiguous()
+        da, dx, dh0 = recurrence_backward(a, h, dy, h0, dh_last, *ctx.how)
         return da, dx, (dh0.to(h0.dtype) if h0 is not None else None), None
 
 
@@ -281,7 +285,7 @@ def recurrence_forward(a, x, h0, lookback, threads, items):
     h_last = torch.empty(a.shape[:-1], dtype=acc, device=a.device)
     if rows == 0:
         return h, h_last
-    h0 = torch.zeros(rows, dtype=acc, device=a.device) if h0 is None else h0.reshape(rows).to(acc)
+    h0 = _zeros(rows, acc, a.device) if h0 is None else h0.reshape(rows).to(acc)
     args = [a.view(rows, T), x.view(rows, T), h0.contiguous(), h.view(rows, T), h_last.view(rows)]
     across = _use_lookback(lookback, rows, a.device)
     threads, items = _shape(a.dtype, acc, T, across, threads, items)
@@ -304,7 +308,9 @@ def recurrence_backward(a, h, dy, h0, dh_last, lookback, threads, items):
     dh0 = torch.empty(a.shape[:-1], dtype=acc, device=a.device)
     if rows == 0:
         return da, dx, dh0
-    h0 = torch.zeros(rows, dtype=acc, device=a.device) if h0 is None else h0.reshape(rows).to(acc)
+    h0 = _zeros(rows, acc, a.device) if h0 is None else h0.reshape(rows).to(acc)
+    if dh_last is None:  # h_last's gradient where the loss does not use h_last
+        dh_last = _zeros(rows, acc, a.device)
     dh_last = dh_last.reshape(rows).to(acc).contiguous()
     view = [t.view(rows, T) for t in (a, h, dy)]
     args = [*view, h0.contiguous(), dh_last, da.view(rows, T), dx.view(rows, T), dh0.view(rows)]
@@ -348,6 +354,24 @@ def _use_lookback(lookback: bool | None, rows: int, device: torch.device) -> boo
 
 def _stream(device: torch.device) -> Any:
     return cuda.external_stream(torch.cuda.current_stream(device).cuda_stream)
+
+
+_ZEROS: dict[tuple[Any, ...], Any] = {}
+
+
+def _zeros(rows: int, acc: torch.dtype, device: torch.device) -> Any:
+    """``rows`` zeros the kernels only read (a missing h0 or h_last gradient), made once per
+    device, dtype and count and never freed (kernels on any stream may read them): no fill
+    kernel in each pass, nor in a CUDA graph captured after a first call. Zeros first asked
+    for while a graph is being captured are made for that graph alone (its memory is the
+    graph's: not kept beyond it)."""
+    key = (str(device), acc, rows)
+    if key in _ZEROS:
+        return _ZEROS[key]
+    zeros = torch.zeros(rows, dtype=acc, device=device)
+    if device.type != "cuda" or not torch.cuda.is_current_stream_capturing():
+        _ZEROS[key] = zeros
+    return zeros
 
 
 _STATUS: dict[tuple[Any, ...], Any] = {}
