@@ -64,7 +64,7 @@ def test_which_values_take_the_tensor_path() -> None:
 
 def test_new_tensors_at_each_call_equal_the_kernels_own() -> None:
     torch = _torch()
-    rows, cols = 6, 300
+    rows, cols = 6, THREADS * ITEMS  # one tile a row: the row's cumsum
     launch = scan.launcher(row_sums, rows, THREADS)
     for seed in range(4):  # the first launch compiles; the others pack the tensors directly
         torch.manual_seed(seed)

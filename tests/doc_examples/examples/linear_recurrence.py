@@ -415,16 +415,17 @@ _LAUNCHERS: dict[tuple[Any, ...], Any] = {}
 
 def _launch(kernel: Any, grid: Any, threads: int, args: list[Any]) -> None:
     """``kernel[grid, threads, stream](*args)`` on torch's current stream, through a
-    ``scan.launcher`` kept per kernel, grid and stream: after its first launch it types and
-    packs the tensors itself and launches with cuda.core, a few microseconds of host time
-    where ``kernel[...]`` takes tens a tensor (docs/performance.md)."""
+    ``scan.launcher`` kept per kernel, grid, stream and argument dtypes: after its first
+    launch it types and packs the tensors itself and launches with cuda.core, a few
+    microseconds of host time where ``kernel[...]`` takes tens a tensor (docs/performance.md)."""
     arrays = [_array(t) for t in args]
     device = args[0].device
     if device.type != "cuda":  # the simulator
         kernel[grid, threads](*arrays)
         return
     handle = torch.cuda.current_stream(device).cuda_stream
-    key = (kernel, grid, threads, handle)
+    # a launcher keeps the argument types of its first launch: one per storage dtype too
+    key = (kernel, grid, threads, handle, *(getattr(t, "dtype", None) for t in args))
     launch = _LAUNCHERS.get(key)
     if launch is None:
         launch = _LAUNCHERS[key] = scan.launcher(kernel, grid, threads, stream=_stream(device))
