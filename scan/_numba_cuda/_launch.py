@@ -20,9 +20,11 @@ cuda.core directly. A torch CUDA tensor is typed by its dtype, shape and
 strides (the type numba-cuda gave the first tensor of those is remembered)
 and packed from the tensor itself: numba-cuda types a tensor through DLPack
 and another library's array through its array interface, tens of
-microseconds a tensor at every launch. Arguments are device arrays (numba-cuda's, CuPy's,
-torch's: anything with ``__cuda_array_interface__``, tile statuses
-included), integers, floats and booleans; a kernel with any other
+microseconds a tensor at every launch.
+
+Arguments are device arrays (numba-cuda's, CuPy's, torch's: anything with
+``__cuda_array_interface__``, tile statuses included), integers, floats and
+booleans; a kernel with any other
 parameter, a kernel compiled with ``debug=True``, a numba-cuda-mlir kernel
 and the simulator launch through ``kernel[...]`` every time, with the same
 results.
@@ -54,7 +56,9 @@ def launcher(
     a cuda.core ``Stream``, or None for the default stream) with
     `sharedmem` bytes of dynamic shared memory. The first call compiles the
     kernel as a launch does; later calls with arguments of the same types
-    launch it with cuda.core directly.
+    launch it with cuda.core directly (torch CUDA tensors are typed by their
+    dtype, shape and strides and packed from the tensor, with no DLPack
+    export or array interface at each call).
 
     Parameters
     ----------
