@@ -16,9 +16,15 @@ found: the compiled kernel, its parameter types and a ``LaunchConfig``.
 Every later call checks the arguments' types against the compiled ones
 (a different type is refused, never converted; a numba-cuda array or a
 tile status passed again keeps the parameters it had) and launches with
-cuda.core directly. Arguments are device arrays (numba-cuda's, CuPy's,
-torch's: anything with ``__cuda_array_interface__``, tile statuses
-included), integers, floats and booleans; a kernel with any other
+cuda.core directly. A torch CUDA tensor is typed by its dtype, shape and
+strides (the type numba-cuda gave the first tensor of those is remembered)
+and packed from the tensor itself: numba-cuda types a tensor through DLPack
+and another library's array through its array interface, tens of
+microseconds a tensor at every launch.
+
+Arguments are device arrays (numba-cuda's, CuPy's, torch's: anything with
+``__cuda_array_interface__``, tile statuses included), integers, floats and
+booleans; a kernel with any other
 parameter, a kernel compiled with ``debug=True``, a numba-cuda-mlir kernel
 and the simulator launch through ``kernel[...]`` every time, with the same
 results.
@@ -28,6 +34,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import sys
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -49,7 +56,9 @@ def launcher(
     a cuda.core ``Stream``, or None for the default stream) with
     `sharedmem` bytes of dynamic shared memory. The first call compiles the
     kernel as a launch does; later calls with arguments of the same types
-    launch it with cuda.core directly.
+    launch it with cuda.core directly (torch CUDA tensors are typed by their
+    dtype, shape and strides and packed from the tensor, with no DLPack
+    export or array interface at each call).
 
     Parameters
     ----------
@@ -230,8 +239,48 @@ def _bind(compiled: Any, launcher: Launcher, args: Sequence[Any]) -> _Bound | No
         _core_stream(launcher.stream),
         argtypes,
         packers,
-        lambda value: typeof(value, Purpose.argument),
+        _TensorTypes(lambda value: typeof(value, Purpose.argument)),
     )
+
+
+def _cuda_tensor(value: Any) -> bool:
+    """Whether `value` is a plain torch CUDA tensor, dense, whose Numba type its dtype, shape
+    and strides settle (torch is looked up, never imported: without it nothing is a tensor).
+    Others (subclasses, tensors that require grad, sparse or conjugate views) take
+    numba-cuda's own typing and the array interface, with their messages."""
+    torch = sys.modules.get("torch")
+    return (
+        torch is not None
+        and type(value) is torch.Tensor
+        and value.is_cuda
+        and not value.requires_grad
+        and not value.is_sparse
+        and not value.is_conj()
+        and not value.is_neg()
+    )
+
+
+class _TensorTypes:
+    """numba-cuda's ``typeof``, remembered for torch CUDA tensors of one dtype, shape and
+    strides: numba-cuda types a tensor through DLPack, tens of microseconds a launch, and the
+    type follows from those three (an array type: dtype, dimensions, layout)."""
+
+    LIMIT = 256  # shapes remembered; others are typed each time
+
+    def __init__(self, typeof: Callable[[Any], Any]) -> None:
+        self._typeof = typeof
+        self._known: dict[tuple[Any, ...], Any] = {}
+
+    def __call__(self, value: Any) -> Any:
+        if not _cuda_tensor(value):
+            return self._typeof(value)
+        key = (value.dtype, value.shape, value.stride())
+        ty = self._known.get(key)
+        if ty is None:
+            ty = self._typeof(value)
+            if len(self._known) < self.LIMIT:
+                self._known[key] = ty
+        return ty
 
 
 def _launch_config(launcher: Launcher, cooperative: bool) -> Any:
@@ -306,6 +355,17 @@ def _array_packer(ty: Any, itemsize: int) -> Callable[[Any, list[Any]], bool]:
     ndim = ty.ndim
 
     def pack(value: Any, params: list[Any]) -> bool:
+        if _cuda_tensor(value):
+            # what torch's __cuda_array_interface__ gives (no producer stream; strides only
+            # where not C-contiguous), read from the tensor without building the interface
+            shape = tuple(value.shape)
+            if value.is_contiguous():
+                strides = _c_strides(shape, itemsize)
+            else:
+                strides = [step * itemsize for step in value.stride()]
+            size = value.numel()
+            params += [0, 0, size, itemsize, value.data_ptr() if size else 0, *shape, *strides]
+            return False  # a tensor may be resized in place
         interface = getattr(value, "__cuda_array_interface__", None)
         if interface is None:
             raise TypeError(
@@ -327,11 +387,7 @@ def _array_packer(ty: Any, itemsize: int) -> Callable[[Any, list[Any]], bool]:
         shape = tuple(interface["shape"])
         strides = interface.get("strides")
         if strides is None:  # C-contiguous
-            strides, step = [], itemsize
-            for extent in reversed(shape):
-                strides.append(step)
-                step *= extent
-            strides.reverse()
+            strides = _c_strides(shape, itemsize)
         # meminfo, parent, size, itemsize, data, shape..., strides...
         params += [0, 0, math.prod(shape), itemsize, interface["data"][0], *shape, *strides]
         assert len(shape) == ndim
@@ -340,3 +396,13 @@ def _array_packer(ty: Any, itemsize: int) -> Callable[[Any, list[Any]], bool]:
         return getattr(value, "__cuda_memory__", False) is True or isinstance(value, TileStatus)
 
     return pack
+
+
+def _c_strides(shape: tuple[int, ...], itemsize: int) -> list[int]:
+    """The byte strides of a C-contiguous array of `shape`."""
+    strides, step = [], itemsize
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= extent
+    strides.reverse()
+    return strides

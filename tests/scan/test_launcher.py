@@ -138,3 +138,22 @@ def test_a_bound_launch_checks_and_converts_an_array_once():
     wrong = DeviceLike((3,), None)
     with pytest.raises(TypeError, match=r"argument 1 is .* where the kernel was compiled"):
         bound.launch((a, wrong))
+
+
+def test_tensor_types_are_remembered_per_dtype_shape_and_strides(monkeypatch):
+    # CUDA tensors take this path (tests/gpu/test_launcher_torch_gpu.py launches them); here
+    # CPU tensors stand in for them, to count the typings a launch would do
+    torch = pytest.importorskip("torch")
+    from scan._numba_cuda import _launch
+
+    monkeypatch.setattr(_launch, "_cuda_tensor", lambda value: isinstance(value, torch.Tensor))
+    typed: list[Any] = []
+    types_of = _launch._TensorTypes(lambda value: typed.append(value) or len(typed))
+    a = torch.zeros(3, 5)
+    assert types_of(a) == types_of(torch.ones(3, 5)) == 1  # typed once: same dtype, shape, strides
+    assert types_of(a.double()) == 2
+    assert types_of(torch.zeros(3, 6)) == 3
+    assert types_of(torch.zeros(5, 3).t()) == 4  # (3, 5) with other strides
+    assert types_of("not a tensor") == 5  # typed every time
+    assert types_of("not a tensor") == 6
+    assert len(typed) == 6

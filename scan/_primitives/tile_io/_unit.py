@@ -96,31 +96,41 @@ def _blocked_tail(plan: TileIOPlan) -> str:
 
 
 def word_moves(
-    load: bool, address: str, buffer: str, words: int, *, word_index: str | None = None
+    load: bool,
+    address: str,
+    buffer: str | None,
+    words: int,
+    *,
+    word_index: str | None = None,
+    suffix: str = "",
 ) -> list[str]:
     """C++ lines moving `words` 16-byte words between `address` (in the array) and the
     local array `buffer`: loads (`load`) or stores; the caller checks the alignment.
 
     With `word_index`, the words start at word `word_index` of `address` (the
-    array's 16-byte words counted from it) instead of at `address` itself.
+    array's 16-byte words counted from it) instead of at `address` itself. The
+    pointer and the words are named ``v`` and ``w`` followed by `suffix`; a load with
+    no `buffer` leaves its words in ``w`` (the caller converts them).
     """
     const = "const " if load else ""
+    v, w = f"v{suffix}", f"w{suffix}"
     pointer = f"reinterpret_cast<{const}uint4*>({address})"
     if word_index is not None:
         pointer += f" + {word_index}"
-    first = f"{const}uint4* v = {pointer};"
+    first = f"{const}uint4* {v} = {pointer};"
     if load:
-        return [
+        lines = [
             first,
-            f"uint4 w[{words}];",
-            f"for (int k = 0; k < {words}; ++k) w[k] = v[k];",
-            f"memcpy(&{buffer}, w, sizeof(w));",
+            f"uint4 {w}[{words}];",
+            f"for (int k = 0; k < {words}; ++k) {w}[k] = {v}[k];",
         ]
+        return lines if buffer is None else [*lines, f"memcpy(&{buffer}, {w}, sizeof({w}));"]
+    assert buffer is not None
     return [
         first,
-        f"uint4 w[{words}];",
-        f"memcpy(w, &{buffer}, sizeof(w));",
-        f"for (int k = 0; k < {words}; ++k) v[k] = w[k];",
+        f"uint4 {w}[{words}];",
+        f"memcpy({w}, &{buffer}, sizeof({w}));",
+        f"for (int k = 0; k < {words}; ++k) {v}[k] = {w}[k];",
     ]
 
 
@@ -527,12 +537,9 @@ def _zipped_words_together(
         "    // any is converted, so the loads are in flight together",
         f"    const int rank = cub::RowMajorTid({bx}, {by}, {bz});",
     ]
-    for j, n in enumerate(words):
-        lines += [
-            f"    uint4 w{j}[{n}];",
-            f"    const uint4* v{j} = reinterpret_cast<const uint4*>(ptrs[{j}]) + rank * {n};",
-            f"    for (int k = 0; k < {n}; ++k) w{j}[k] = v{j}[k];",
-        ]
+    for j, n in enumerate(words):  # the words stay in w0, w1, ... until all are asked for
+        moves = word_moves(True, f"ptrs[{j}]", None, n, word_index=f"rank * {n}", suffix=str(j))
+        lines += [f"    {line}" for line in moves]
     for j, (name, field_plan) in enumerate(zip(plan.fields, field_plans, strict=True)):
         member = f"thread_items[i].f{members[name]}"
         if field_plan.array_dtypes is None:

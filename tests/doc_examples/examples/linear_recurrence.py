@@ -352,8 +352,15 @@ def _use_lookback(lookback: bool | None, rows: int, device: torch.device) -> boo
     return rows < torch.cuda.get_device_properties(device).multi_processor_count
 
 
+_STREAMS: dict[int, Any] = {}
+
+
 def _stream(device: torch.device) -> Any:
-    return cuda.external_stream(torch.cuda.current_stream(device).cuda_stream)
+    """torch's current stream on `device`, as numba-cuda's stream object (made once a stream)."""
+    handle = torch.cuda.current_stream(device).cuda_stream
+    if handle not in _STREAMS:
+        _STREAMS[handle] = cuda.external_stream(handle)
+    return _STREAMS[handle]
 
 
 _ZEROS: dict[tuple[Any, ...], Any] = {}
@@ -403,12 +410,26 @@ def _array(t: Any) -> Any:
     return t.numpy()  # in the simulator: the tensor's own memory
 
 
+_LAUNCHERS: dict[tuple[Any, ...], Any] = {}
+
+
 def _launch(kernel: Any, grid: Any, threads: int, args: list[Any]) -> None:
+    """``kernel[grid, threads, stream](*args)`` on torch's current stream, through a
+    ``scan.launcher`` kept per kernel, grid, stream and argument dtypes: after its first
+    launch it types and packs the tensors itself and launches with cuda.core, a few
+    microseconds of host time where ``kernel[...]`` takes tens a tensor (docs/performance.md)."""
     arrays = [_array(t) for t in args]
-    if args[0].device.type == "cuda":
-        kernel[grid, threads, _stream(args[0].device)](*arrays)
-    else:
+    device = args[0].device
+    if device.type != "cuda":  # the simulator
         kernel[grid, threads](*arrays)
+        return
+    handle = torch.cuda.current_stream(device).cuda_stream
+    # a launcher keeps the argument types of its first launch: one per storage dtype too
+    key = (kernel, grid, threads, handle, *(getattr(t, "dtype", None) for t in args))
+    launch = _LAUNCHERS.get(key)
+    if launch is None:
+        launch = _LAUNCHERS[key] = scan.launcher(kernel, grid, threads, stream=_stream(device))
+    launch(*arrays)
 
 
 # magictoken.recurrence_torch.end

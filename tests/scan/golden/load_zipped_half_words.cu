@@ -128,11 +128,11 @@ extern "C" __device__ int statefn_scan_load_3aa7a71af71da16b8e742573(
     // a full tile, every array 16-byte aligned: each array's words are loaded before
     // any is converted, so the loads are in flight together
     const int rank = cub::RowMajorTid(256, 1, 1);
-    uint4 w0[1];
     const uint4* v0 = reinterpret_cast<const uint4*>(ptrs[0]) + rank * 1;
+    uint4 w0[1];
     for (int k = 0; k < 1; ++k) w0[k] = v0[k];
-    uint4 w1[1];
     const uint4* v1 = reinterpret_cast<const uint4*>(ptrs[1]) + rank * 1;
+    uint4 w1[1];
     for (int k = 0; k < 1; ++k) w1[k] = v1[k];
     { // field 'a'
       io0::memory_t field_items[8];

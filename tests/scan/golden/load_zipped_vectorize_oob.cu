@@ -113,11 +113,11 @@ extern "C" __device__ int statefn_scan_load_49f177b40cc2e63c3213e5a1(
     // a full tile, every array 16-byte aligned: each array's words are loaded before
     // any is converted, so the loads are in flight together
     const int rank = cub::RowMajorTid(256, 1, 1);
-    uint4 w0[1];
     const uint4* v0 = reinterpret_cast<const uint4*>(ptrs[0]) + rank * 1;
+    uint4 w0[1];
     for (int k = 0; k < 1; ++k) w0[k] = v0[k];
-    uint4 w1[1];
     const uint4* v1 = reinterpret_cast<const uint4*>(ptrs[1]) + rank * 1;
+    uint4 w1[1];
     for (int k = 0; k < 1; ++k) w1[k] = v1[k];
     { // field 'a'
       io0::value_t field_items[4];
