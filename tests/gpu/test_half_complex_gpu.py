@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers.torch_cuda import cuda_torch
 from numba import cuda
 
 import scan
@@ -36,13 +37,6 @@ BF16 = np.dtype(ml_dtypes.bfloat16) if ml_dtypes is not None else None
 THREADS = 256
 
 
-def _torch() -> Any:
-    torch = pytest.importorskip("torch", reason="torch is not installed")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA device")
-    return torch
-
-
 def _bf16_cumsum_reference(x: Any) -> np.ndarray:
     """float32 running sums of bfloat16 rows (NumPy's order), rounded once to bfloat16."""
     return np.cumsum(x.astype(np.float32), axis=1, dtype=np.float32).astype(BF16)
@@ -57,14 +51,14 @@ def _assert_close_rows(got: np.ndarray, want: np.ndarray) -> None:
 
 def _torch_bits(tensor: Any) -> np.ndarray:
     """A CUDA bfloat16 tensor's values as an ml_dtypes array (through its bits)."""
-    torch = _torch()
+    torch = cuda_torch()
     return tensor.view(torch.int16).cpu().numpy().view(BF16)
 
 
 @needs_bf16
 @pytest.mark.sanitize
 def test_torch_bfloat16_tensors_pass_to_a_kernel_as_they_are() -> None:
-    torch = _torch()
+    torch = cuda_torch()
     from doc_examples.examples import half_precision as hp
 
     rows, cols = 64, 65536 + 333  # a partial last tile
@@ -78,7 +72,7 @@ def test_torch_bfloat16_tensors_pass_to_a_kernel_as_they_are() -> None:
 @needs_bf16
 @pytest.mark.sanitize
 def test_torch_tensors_pass_to_a_launcher_as_they_are() -> None:
-    torch = _torch()
+    torch = cuda_torch()
     from doc_examples.examples import half_precision as hp
 
     rows, cols = 32, 10000
@@ -105,7 +99,7 @@ def half_rows(src, dst):  # float16 rows through float32 items
 
 
 def test_torch_float16_tensors_round_on_the_store() -> None:
-    torch = _torch()
+    torch = cuda_torch()
     x = torch.randn(16, 4097, device="cuda").to(torch.float16)
     y = torch.zeros_like(x)
     half_rows[16, THREADS](x, y)

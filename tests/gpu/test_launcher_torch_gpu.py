@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers.torch_cuda import cuda_torch
 from numba import cuda
 
 import scan
@@ -43,15 +44,8 @@ def row_sums(src: Any, dst: Any) -> None:
         block.store(dst[row], base, items)
 
 
-def _torch() -> Any:
-    torch = pytest.importorskip("torch", reason="torch is not installed")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA device")
-    return torch
-
-
 def test_which_values_take_the_tensor_path() -> None:
-    torch = _torch()
+    torch = cuda_torch()
     t = torch.zeros(4, 5, device="cuda")
     assert _cuda_tensor(t)
     assert _cuda_tensor(t.t())  # strided views too
@@ -63,7 +57,7 @@ def test_which_values_take_the_tensor_path() -> None:
 
 
 def test_new_tensors_at_each_call_equal_the_kernels_own() -> None:
-    torch = _torch()
+    torch = cuda_torch()
     rows, cols = 6, THREADS * ITEMS  # one tile a row: the row's cumsum
     launch = scan.launcher(row_sums, rows, THREADS)
     for seed in range(4):  # the first launch compiles; the others pack the tensors directly
@@ -79,7 +73,7 @@ def test_new_tensors_at_each_call_equal_the_kernels_own() -> None:
 
 
 def test_strided_views_keep_their_strides() -> None:
-    torch = _torch()
+    torch = cuda_torch()
     launch = scan.launcher(scaled_rows, 5, THREADS)
     for cols in (70, 130):  # a new shape: typed again, the same type
         base = torch.arange(cols * 5 * 2, device="cuda", dtype=torch.float64).reshape(cols, 10)
@@ -95,7 +89,7 @@ def test_strided_views_keep_their_strides() -> None:
 
 
 def test_another_dtype_and_a_tensor_that_requires_grad_are_refused() -> None:
-    torch = _torch()
+    torch = cuda_torch()
     x = torch.ones(2, 100, device="cuda")
     launch = scan.launcher(row_sums, 2, THREADS)
     launch(x, torch.empty_like(x))

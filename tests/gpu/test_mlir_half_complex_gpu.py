@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers.torch_cuda import cuda_torch
 
 import statefn
 from scan import block
@@ -48,13 +49,6 @@ def _mlir(fn: Any) -> Any:
     )
 
 
-def _torch() -> Any:
-    torch = pytest.importorskip("torch", reason="torch is not installed")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA device")
-    return torch
-
-
 @pytest.mark.xfail(
     strict=True,
     raises=TypeError,
@@ -63,7 +57,7 @@ def _torch() -> Any:
     "torch.float32 alike)",
 )
 def test_bfloat16_row_cumsum_from_torch_tensors() -> None:
-    torch = _torch()
+    torch = cuda_torch()
     from doc_examples.examples import half_precision as hp
 
     rows, cols = 16, 20000
