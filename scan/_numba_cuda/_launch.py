@@ -184,6 +184,12 @@ class _Bound:
         # array's type, address and shape do not change, so passing it again
         # is not checked and converted again
         self._last: list[tuple[weakref.ref[Any], list[Any]] | None] = [None] * len(self._types)
+        # per argument, the (dtype, shape, strides) of the last torch tensor passed and the
+        # parameters those settle: a tensor like it (a new one each call, as torch code makes
+        # them) is neither typed nor compared again, only its address read
+        self._tensors: list[tuple[tuple[Any, ...], list[Any], list[Any]] | None] = [None] * len(
+            self._types
+        )
 
     def launch(self, args: Sequence[Any]) -> None:
         if len(args) != len(self._types):
@@ -192,11 +198,22 @@ class _Bound:
             )
         params: list[Any] = []
         last = self._last
+        tensors = self._tensors
         for i, value in enumerate(args):
-            seen = last[i]
-            if seen is not None and seen[0]() is value:  # the array of the last launch
-                params += seen[1]
-                continue
+            key = None
+            if _cuda_tensor(value):
+                key = (value.dtype, value.shape, value.stride())
+                known = tensors[i]
+                if known is not None and known[0] == key:
+                    params += known[1]
+                    params.append(value.data_ptr() if known[1][2] else 0)
+                    params += known[2]
+                    continue
+            else:
+                seen = last[i]
+                if seen is not None and seen[0]() is value:  # the array of the last launch
+                    params += seen[1]
+                    continue
             got = self._typeof(value)
             if got != self._types[i]:
                 raise TypeError(
@@ -208,6 +225,8 @@ class _Bound:
             part: list[Any] = []
             if self._packers[i](value, part):
                 last[i] = (weakref.ref(value), part)
+            elif key is not None:  # meminfo, parent, size, itemsize | data | shape, strides
+                tensors[i] = (key, part[:4], part[5:])
             params += part
         self._launch(self._stream, self._config, self._function, *params)
 

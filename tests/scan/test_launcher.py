@@ -157,3 +157,52 @@ def test_tensor_types_are_remembered_per_dtype_shape_and_strides(monkeypatch):
     assert types_of("not a tensor") == 5  # typed every time
     assert types_of("not a tensor") == 6
     assert len(typed) == 6
+
+
+def test_a_tensor_like_the_last_one_is_only_addressed(monkeypatch):
+    # per argument, a launcher keeps the last tensor's (dtype, shape, strides) and the
+    # parameters they settle: a new tensor like it (torch code makes new ones each call) is
+    # neither typed nor compared again, only its address read; another is typed (CPU tensors
+    # stand in for CUDA ones, as above; the launches themselves are the GPU tests')
+    torch = pytest.importorskip("torch")
+    from scan._numba_cuda import _launch
+
+    monkeypatch.setattr(_launch, "_cuda_tensor", lambda value: isinstance(value, torch.Tensor))
+    f32 = types.Array(types.float32, 2, "C")
+    typed: list[Any] = []
+
+    def typeof(value: Any) -> Any:
+        if isinstance(value, int):
+            return types.int64
+        typed.append(value)
+        layout = "C" if value.is_contiguous() else "A"
+        return types.Array(getattr(types, str(value.dtype).split(".")[1]), value.dim(), layout)
+
+    launches: list[tuple[Any, ...]] = []
+    packers = [_packer(ty, types, as_dtype) for ty in (f32, types.int64)]
+    bound = _launch._Bound(None, None, None, [f32, types.int64], packers, typeof)
+    bound._launch = lambda stream, config, function, *params: launches.append(params)
+    first, second = torch.zeros(3, 5), torch.ones(3, 5)
+    bound.launch([first, 7])
+    bound.launch([second, 8])
+    assert len(typed) == 1  # the second tensor was not typed
+    head = [0, 0, 15, 4]
+    tail = [3, 5, 20, 4]
+    assert list(launches[0][:4]) == list(launches[1][:4]) == head
+    assert launches[0][4] == first.data_ptr()
+    assert launches[1][4] == second.data_ptr()
+    assert list(launches[1][5:9]) == tail
+    assert [p.value for p in launches[1][9:]] == [8]
+    bound.launch([torch.zeros(2, 5), 9])  # another shape: typed, then remembered
+    bound.launch([torch.ones(2, 5), 9])
+    assert len(typed) == 2
+    assert list(launches[3][:4]) == [0, 0, 10, 4]
+    assert list(launches[3][5:9]) == [2, 5, 20, 4]
+    with pytest.raises(TypeError, match="argument 0 is array\\(float64"):
+        bound.launch([torch.zeros(3, 5, dtype=torch.float64), 1])  # another dtype: refused
+    with pytest.raises(TypeError, match="argument 0 is array\\(float32, 2d, A\\)"):
+        bound.launch([torch.zeros(5, 3).t(), 1])  # other strides: typed, refused
+    empty = torch.zeros(0, 5)
+    bound.launch([empty, 1])
+    bound.launch([torch.zeros(0, 5), 1])
+    assert launches[-1][4] == launches[-2][4] == 0  # no address for no items

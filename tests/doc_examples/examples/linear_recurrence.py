@@ -349,15 +349,20 @@ def _use_lookback(lookback: bool | None, rows: int, device: torch.device) -> boo
         return lookback
     if device.type != "cuda":
         return False
-    return rows < torch.cuda.get_device_properties(device).multi_processor_count
+    if device not in _SMS:
+        _SMS[device] = torch.cuda.get_device_properties(device).multi_processor_count
+    return rows < _SMS[device]
 
 
+_SMS: dict[torch.device, int] = {}
 _STREAMS: dict[int, Any] = {}
 
 
-def _stream(device: torch.device) -> Any:
-    """torch's current stream on `device`, as numba-cuda's stream object (made once a stream)."""
-    handle = torch.cuda.current_stream(device).cuda_stream
+def _stream(device: torch.device, handle: int | None = None) -> Any:
+    """torch's current stream on `device` (or the stream `handle`), as numba-cuda's stream
+    object (made once a stream)."""
+    if handle is None:
+        handle = torch.cuda.current_stream(device).cuda_stream
     if handle not in _STREAMS:
         _STREAMS[handle] = cuda.external_stream(handle)
     return _STREAMS[handle]
@@ -400,7 +405,8 @@ def _array(t: Any) -> Any:
     """The kernel argument for tensor ``t``: no copy and no host synchronisation."""
     if not isinstance(t, torch.Tensor):
         return t
-    t = t.detach()
+    if t.requires_grad:
+        t = t.detach()
     if t.device.type == "cuda":
         return t  # numba-cuda reads it through DLPack, ordered on the launch's stream
     if t.dtype == torch.bfloat16:  # in the simulator: NumPy's bfloat16 is ml_dtypes'
@@ -428,7 +434,8 @@ def _launch(kernel: Any, grid: Any, threads: int, args: list[Any]) -> None:
     key = (kernel, grid, threads, handle, *(getattr(t, "dtype", None) for t in args))
     launch = _LAUNCHERS.get(key)
     if launch is None:
-        launch = _LAUNCHERS[key] = scan.launcher(kernel, grid, threads, stream=_stream(device))
+        stream = _stream(device, handle)
+        launch = _LAUNCHERS[key] = scan.launcher(kernel, grid, threads, stream=stream)
     launch(*arrays)
 
 
