@@ -17,10 +17,11 @@ Every later call checks the arguments' types against the compiled ones
 (a different type is refused, never converted; a numba-cuda array or a
 tile status passed again keeps the parameters it had) and launches with
 cuda.core directly. A torch CUDA tensor is typed by its dtype, shape and
-strides (the type numba-cuda gave the first tensor of those is remembered)
-and packed from the tensor itself: numba-cuda types a tensor through DLPack
-and another library's array through its array interface, tens of
-microseconds a tensor at every launch.
+strides (the type numba-cuda gave the first tensor of those is remembered;
+a tensor like the last one passed in its place is only addressed) and
+packed from the tensor itself: numba-cuda types a tensor through DLPack and
+another library's array through its array interface, tens of microseconds a
+tensor at every launch.
 
 Arguments are device arrays (numba-cuda's, CuPy's, torch's: anything with
 ``__cuda_array_interface__``, tile statuses included), integers, floats and
